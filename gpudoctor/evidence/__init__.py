@@ -1,0 +1,1 @@
+"""Evidence: raw outputs collected live or read back from a snapshot."""

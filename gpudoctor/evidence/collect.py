@@ -1,0 +1,86 @@
+"""Collect evidence from the live machine, every source at once.
+
+Thin on purpose: run a command, read a file, call a scan.  Each source runs in
+its own thread (commands wait in subprocesses, so threads overlap fully), and
+the slowest source bounds the whole collection, not the sum of them.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import time
+from concurrent.futures import ThreadPoolExecutor
+from typing import Callable, Iterable
+
+from gpudoctor.evidence.model import Evidence, EvidenceItem
+from gpudoctor.evidence.run_command import run_command
+from gpudoctor.evidence.sources import SOURCES, Source
+
+DEFAULT_TIMEOUT_S = 10.0
+
+# Kernel log lines worth keeping: the NVIDIA driver's own (NVRM, Xid) and nouveau's.
+_KERNEL_LOG_LINE = re.compile(r"NVRM|Xid|nvidia|nouveau|NVIDIA", re.IGNORECASE)
+_KERNEL_LOG_KEEP = 500
+
+
+def _read_file(source: Source) -> EvidenceItem:
+    item = EvidenceItem(name=source.name, kind="file")
+    started = time.monotonic()
+    try:
+        with open(source.path, encoding="utf-8", errors="replace") as handle:
+            item.text = handle.read(1_000_000)
+    except FileNotFoundError:
+        item.error = f"{source.path} does not exist"
+    except OSError as exc:
+        item.error = f"cannot read {source.path}: {exc.strerror or exc}"
+    item.duration_s = time.monotonic() - started
+    return item
+
+
+def _run_scan(source: Source, scan: Callable[[], object]) -> EvidenceItem:
+    item = EvidenceItem(name=source.name, kind="json")
+    started = time.monotonic()
+    try:
+        item.text = json.dumps(scan(), indent=1, sort_keys=True, default=str)
+    except Exception as exc:  # noqa: BLE001 - a scan that fails is recorded, the rest go on
+        item.error = f"{type(exc).__name__}: {exc}"
+    item.duration_s = time.monotonic() - started
+    return item
+
+
+def _filter_kernel_log(item: EvidenceItem) -> EvidenceItem:
+    if item.text:
+        lines = [line for line in item.text.splitlines() if _KERNEL_LOG_LINE.search(line)]
+        item.text = "\n".join(lines[-_KERNEL_LOG_KEEP:]) + ("\n" if lines else "")
+    return item
+
+
+def collect_source(source: Source, timeout: float) -> EvidenceItem:
+    if source.kind == "file":
+        return _read_file(source)
+    if source.scan is not None:
+        return _run_scan(source, source.scan)
+    item = run_command(source.name, list(source.argv), timeout)
+    if source.kind == "json":
+        item.kind = "json"
+    if source.name == "dmesg-nvidia.txt":
+        item = _filter_kernel_log(item)
+    return item
+
+
+def collect(timeout: float = DEFAULT_TIMEOUT_S, sources: Iterable[Source] = SOURCES,
+            on_done: Callable[[EvidenceItem], None] | None = None) -> Evidence:
+    """Collect every source concurrently; ``on_done`` is told about each as it finishes."""
+    sources = list(sources)
+    evidence = Evidence(origin={"kind": "live"})
+    with ThreadPoolExecutor(max_workers=max(1, len(sources))) as pool:
+        futures = {pool.submit(collect_source, source, timeout): source for source in sources}
+        for future in futures:
+            item = future.result()
+            evidence.add(item)
+            if on_done:
+                on_done(item)
+    # Keep the catalogue's order so snapshots and reports are stable.
+    evidence.items = {s.name: evidence.items[s.name] for s in sources}
+    return evidence

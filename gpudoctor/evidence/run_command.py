@@ -1,0 +1,68 @@
+"""Run one external command the safe way and turn whatever happens into evidence.
+
+Always an argument list (never a shell string), always a timeout, output always
+captured; a missing program, a hang or a crash becomes an :class:`EvidenceItem`
+with ``error`` set instead of an exception.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import signal
+import subprocess
+import time
+
+from gpudoctor.evidence.model import EvidenceItem
+
+# Output beyond this is cut: a runaway command must not fill memory or a snapshot.
+MAX_OUTPUT_CHARS = 4_000_000
+
+
+def run_command(name: str, argv: list[str], timeout: float, env: dict[str, str] | None = None) -> EvidenceItem:
+    item = EvidenceItem(name=name, kind="command", argv=list(argv))
+    program = shutil.which(argv[0], path=(env or os.environ).get("PATH"))
+    if program is None:
+        item.error = f"command not found: {argv[0]}"
+        return item
+    started = time.monotonic()
+    try:
+        # A new session lets a timeout kill the whole process group, so a hung
+        # nvidia-smi cannot leave children behind that keep our pipes open.
+        proc = subprocess.Popen(
+            [program, *argv[1:]],
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            env=env,
+            start_new_session=True,
+        )
+    except OSError as exc:
+        item.error = f"could not run {argv[0]}: {exc.strerror or exc}"
+        item.duration_s = time.monotonic() - started
+        return item
+    try:
+        stdout, stderr = proc.communicate(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        _kill_group(proc)
+        stdout, stderr = proc.communicate()
+        item.timed_out = True
+        item.error = f"{argv[0]} did not answer within {timeout:g} s and was stopped"
+    item.duration_s = time.monotonic() - started
+    item.exit_code = proc.returncode
+    item.text = _decode(stdout)
+    item.stderr = _decode(stderr)
+    return item
+
+
+def _kill_group(proc: subprocess.Popen) -> None:
+    try:
+        os.killpg(proc.pid, signal.SIGKILL)
+    except (ProcessLookupError, PermissionError):
+        proc.kill()
+
+
+def _decode(data: bytes | None) -> str:
+    if not data:
+        return ""
+    return data[:MAX_OUTPUT_CHARS].decode("utf-8", errors="replace")

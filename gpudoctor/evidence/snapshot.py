@@ -1,0 +1,221 @@
+"""Write evidence to a snapshot and read it back.
+
+A snapshot is a directory (or a ``.tar.gz`` of one) holding one file per source
+under its contract name plus ``manifest.json`` with each command's argv, exit
+code, stderr, duration and whether it timed out.  Reading is forgiving about
+*what* is there (a hand-made directory with two files, or one lone file, is fine:
+whatever is missing is "not collected") and strict about *whether it can be
+read* (a corrupt archive is a :class:`SnapshotError`, shown as one line, exit 2).
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import os
+import tarfile
+import tempfile
+import time
+from typing import Any
+
+from gpudoctor import __version__
+from gpudoctor.evidence.model import Evidence, EvidenceItem
+from gpudoctor.evidence.redact import redact
+from gpudoctor.evidence.sources import MANIFEST_NAME, SOURCE_NAMES, source_by_name
+from gpudoctor.evidence.sniff import guess_source_name
+
+MANIFEST_SCHEMA = 1
+# No single evidence file is anywhere near this; a bigger member is not ours.
+_MAX_MEMBER_BYTES = 64 * 1024 * 1024
+
+
+class SnapshotError(Exception):
+    """The snapshot cannot be read or written; the message is one line for a person."""
+
+
+def _file_text(item: EvidenceItem) -> str | None:
+    # A command that failed before printing anything still leaves its error text
+    # (nvidia-smi's "couldn't communicate" goes to stdout, other tools use stderr).
+    if item.text:
+        return item.text
+    if item.stderr:
+        return item.stderr
+    return item.text
+
+
+def _manifest(evidence: Evidence, redacted: bool) -> dict[str, Any]:
+    sources = {}
+    for name, item in evidence.items.items():
+        entry = item.manifest_entry()
+        if redacted and entry["stderr"]:
+            entry["stderr"] = redact(entry["stderr"])
+        sources[name] = entry
+    return {
+        "schema": MANIFEST_SCHEMA,
+        "gpudoctor_version": __version__,
+        "created_unix": int(time.time()),
+        "redacted": redacted,
+        "sources": sources,
+    }
+
+
+def _members(evidence: Evidence, redacted: bool) -> dict[str, str]:
+    files = {}
+    for name, item in evidence.items.items():
+        text = _file_text(item)
+        if text is None:
+            continue
+        files[name] = redact(text) if redacted else text
+    files[MANIFEST_NAME] = json.dumps(_manifest(evidence, redacted), indent=1, sort_keys=True)
+    return files
+
+
+def write_snapshot(evidence: Evidence, path: str, redacted: bool = True, force: bool = False) -> str:
+    """Write a directory, or a ``.tar.gz`` when ``path`` ends so.  Refuses to overwrite unless ``force``."""
+    if os.path.lexists(path) and not force:
+        raise SnapshotError(f"{path} already exists; choose another path or pass --force to replace it")
+    files = _members(evidence, redacted)
+    if path.endswith((".tar.gz", ".tgz")):
+        _write_archive(files, path)
+    else:
+        _write_directory(files, path, force)
+    return path
+
+
+def _write_archive(files: dict[str, str], path: str) -> None:
+    directory = os.path.dirname(os.path.abspath(path))
+    top = os.path.basename(path).removesuffix(".tar.gz").removesuffix(".tgz") or "snapshot"
+    # Written beside the target and renamed, so an interrupted write never leaves half an archive.
+    handle, temporary = tempfile.mkstemp(prefix=".gpudoctor-", suffix=".tar.gz", dir=directory)
+    os.close(handle)
+    try:
+        with tarfile.open(temporary, "w:gz") as archive:
+            for name, text in files.items():
+                data = text.encode("utf-8")
+                info = tarfile.TarInfo(f"{top}/{name}")
+                info.size = len(data)
+                info.mtime = int(time.time())
+                info.mode = 0o644
+                archive.addfile(info, io.BytesIO(data))
+        os.replace(temporary, path)
+    except BaseException:
+        if os.path.exists(temporary):
+            os.unlink(temporary)
+        raise
+
+
+def _write_directory(files: dict[str, str], path: str, force: bool) -> None:
+    if os.path.exists(path) and not os.path.isdir(path):
+        raise SnapshotError(f"{path} exists and is not a directory; refusing to replace it")
+    os.makedirs(path, exist_ok=force)
+    for name, text in files.items():
+        with open(os.path.join(path, name), "w", encoding="utf-8") as handle:
+            handle.write(text)
+
+
+def read_snapshot(path: str) -> Evidence:
+    """Evidence from a snapshot directory, a ``.tar.gz``, or a single evidence file."""
+    if not os.path.exists(path):
+        raise SnapshotError(f"{path} does not exist")
+    if os.path.isdir(path):
+        files = _read_directory(path)
+    elif tarfile.is_tarfile(path):
+        files = _read_archive(path)
+    else:
+        files = _read_single_file(path)
+    evidence = _evidence_from_files(files)
+    evidence.origin = {"kind": "snapshot", "path": os.path.abspath(path)}
+    return evidence
+
+
+def _decode(data: bytes) -> str:
+    return data.decode("utf-8", errors="replace")
+
+
+def _read_directory(path: str) -> dict[str, str]:
+    files = {}
+    try:
+        names = os.listdir(path)
+    except OSError as exc:
+        raise SnapshotError(f"cannot read {path}: {exc.strerror or exc}") from None
+    for name in names:
+        if name not in SOURCE_NAMES and name != MANIFEST_NAME:
+            continue
+        try:
+            with open(os.path.join(path, name), "rb") as handle:
+                files[name] = _decode(handle.read(_MAX_MEMBER_BYTES))
+        except OSError as exc:
+            raise SnapshotError(f"cannot read {os.path.join(path, name)}: {exc.strerror or exc}") from None
+    if not files:
+        raise SnapshotError(f"{path} holds no gpudoctor evidence files (see 'Snapshot files' in the README)")
+    return files
+
+
+def _read_archive(path: str) -> dict[str, str]:
+    files = {}
+    try:
+        with tarfile.open(path, "r:*") as archive:
+            for member in archive:
+                name = os.path.basename(member.name)
+                if not member.isfile() or (name not in SOURCE_NAMES and name != MANIFEST_NAME):
+                    continue
+                if member.size > _MAX_MEMBER_BYTES:
+                    raise SnapshotError(f"{path}: member {member.name} is too large to be gpudoctor evidence")
+                extracted = archive.extractfile(member)
+                if extracted is not None:
+                    files[name] = _decode(extracted.read())
+    except (tarfile.TarError, OSError, EOFError, ValueError) as exc:
+        raise SnapshotError(f"{path} is not a readable snapshot archive ({exc})") from None
+    if not files:
+        raise SnapshotError(f"{path} holds no gpudoctor evidence files (see 'Snapshot files' in the README)")
+    return files
+
+
+def _read_single_file(path: str) -> dict[str, str]:
+    try:
+        with open(path, "rb") as handle:
+            text = _decode(handle.read(_MAX_MEMBER_BYTES))
+    except OSError as exc:
+        raise SnapshotError(f"cannot read {path}: {exc.strerror or exc}") from None
+    name = os.path.basename(path)
+    if name == MANIFEST_NAME:
+        raise SnapshotError(f"{path} is a manifest alone; pass the snapshot directory that holds it")
+    if name not in SOURCE_NAMES:
+        guessed = guess_source_name(text)
+        if guessed is None:
+            raise SnapshotError(
+                f"cannot tell what {path} holds; name it after its source (e.g. nvidia-smi.txt) "
+                "or pass a snapshot directory")
+        name = guessed
+    return {name: text}
+
+
+def _evidence_from_files(files: dict[str, str]) -> Evidence:
+    manifest: dict[str, Any] = {}
+    if MANIFEST_NAME in files:
+        try:
+            manifest = json.loads(files[MANIFEST_NAME])
+        except ValueError:
+            raise SnapshotError("manifest.json in the snapshot is not valid JSON") from None
+        if not isinstance(manifest, dict) or not isinstance(manifest.get("sources", {}), dict):
+            raise SnapshotError("manifest.json in the snapshot does not have the expected shape")
+    entries = manifest.get("sources", {}) if manifest else {}
+    evidence = Evidence()
+    for name in SOURCE_NAMES:
+        entry = entries.get(name) if isinstance(entries.get(name), dict) else None
+        if name not in files and entry is None:
+            continue
+        source = source_by_name(name)
+        item = EvidenceItem(name=name, kind=source.kind if source else "file", text=files.get(name))
+        if entry:
+            item.argv = entry.get("argv") if isinstance(entry.get("argv"), list) else None
+            item.exit_code = entry.get("exit_code") if isinstance(entry.get("exit_code"), int) else None
+            item.stderr = entry.get("stderr") if isinstance(entry.get("stderr"), str) else ""
+            item.duration_s = entry.get("duration_s") if isinstance(entry.get("duration_s"), (int, float)) else None
+            item.timed_out = bool(entry.get("timed_out"))
+            item.error = entry.get("error") if isinstance(entry.get("error"), str) else None
+            # The file holds stderr when stdout was empty; don't count the same text twice.
+            if item.text is not None and item.text == item.stderr:
+                item.stderr = ""
+        evidence.add(item)
+    return evidence

@@ -1,0 +1,29 @@
+"""Tell which evidence source a lone pasted file is, from its content.
+
+A maintainer often gets one output pasted into an issue, saved under any name.
+The markers are the outputs' own fixed strings.
+"""
+
+from __future__ import annotations
+
+import re
+
+_MARKERS: tuple[tuple[str, re.Pattern[str]], ...] = (
+    ("nvidia-smi-q-x.xml", re.compile(r"<nvidia_smi_log\b")),
+    ("proc-driver-nvidia-version.txt", re.compile(r"^\s*NVRM version:", re.MULTILINE)),
+    ("nvcc-version.txt", re.compile(r"Cuda compilation tools|NVIDIA \(R\) Cuda compiler driver")),
+    ("nvidia-smi-topo-m.txt", re.compile(r"^\s*GPU0\s.*(CPU Affinity|NUMA Affinity|\bX\b)", re.MULTILINE)),
+    ("nvidia-smi.txt", re.compile(r"NVIDIA-SMI|Failed to initialize NVML|No devices were found|"
+                                  r"couldn't communicate with the NVIDIA driver")),
+    ("nvidia-smi-L.txt", re.compile(r"^GPU \d+: .*\(UUID: ", re.MULTILINE)),
+    ("ldconfig-p.txt", re.compile(r"libs found in cache|^\s+\S+\.so[.\d]* \(", re.MULTILINE)),
+    ("os-release", re.compile(r"^(PRETTY_NAME|VERSION_ID)=", re.MULTILINE)),
+)
+
+
+def guess_source_name(text: str) -> str | None:
+    head = text[:200_000]
+    for name, marker in _MARKERS:
+        if marker.search(head):
+            return name
+    return None

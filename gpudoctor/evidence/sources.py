@@ -1,0 +1,70 @@
+"""The catalogue of evidence sources and their snapshot file names.
+
+The names are a public contract (README, "Snapshot files"): a snapshot written
+by one version, or by hand, must be readable by the next.  Later capabilities
+add sources here the same way.
+"""
+
+from __future__ import annotations
+
+import sys
+from dataclasses import dataclass
+from typing import Any, Callable
+
+from gpudoctor.evidence import system_scan
+
+
+@dataclass(frozen=True)
+class Source:
+    name: str
+    kind: str  # "command", "file" or "json"
+    description: str
+    argv: tuple[str, ...] = ()
+    path: str = ""
+    scan: Callable[[], Any] | None = None
+
+
+def _nvml_argv() -> tuple[str, ...]:
+    return (sys.executable, "-m", "gpudoctor.evidence.nvml_probe")
+
+
+SOURCES: tuple[Source, ...] = (
+    Source("nvidia-smi-q-x.xml", "command", "full GPU query as XML", argv=("nvidia-smi", "-q", "-x")),
+    Source("nvidia-smi.txt", "command", "the plain nvidia-smi table, or its error text",
+           argv=("nvidia-smi",)),
+    Source("nvidia-smi-L.txt", "command", "GPU and MIG device list with UUIDs", argv=("nvidia-smi", "-L")),
+    Source("nvidia-smi-topo-m.txt", "command", "GPU/NIC/CPU topology matrix", argv=("nvidia-smi", "topo", "-m")),
+    Source("proc-driver-nvidia-version.txt", "file", "version of the loaded NVIDIA kernel module",
+           path="/proc/driver/nvidia/version"),
+    Source("sys-module-nvidia-version.txt", "file", "version of the loaded NVIDIA kernel module (sysfs)",
+           path="/sys/module/nvidia/version"),
+    Source("proc-modules.txt", "file", "loaded kernel modules (nvidia, nouveau, vfio)", path="/proc/modules"),
+    Source("proc-version.txt", "file", "kernel build string (tells WSL apart)", path="/proc/version"),
+    Source("nvcc-version.txt", "command", "the nvcc first on PATH", argv=("nvcc", "--version")),
+    Source("ldconfig-p.txt", "command", "the dynamic loader cache", argv=("ldconfig", "-p")),
+    Source("lspci.txt", "command", "PCI devices with IDs and bound kernel drivers", argv=("lspci", "-D", "-nn", "-k")),
+    Source("os-release", "file", "the distribution", path="/etc/os-release"),
+    Source("uname.txt", "command", "kernel release and machine (no host name)", argv=("uname", "-srvm")),
+    Source("dmesg-nvidia.txt", "command", "kernel log lines from the NVIDIA driver (NVRM, Xid)", argv=("dmesg",)),
+    Source("nvml.json", "json", "what NVML answered (run in a subprocess)", argv=_nvml_argv()),
+    Source("env.json", "json", "GPU-related environment variables (allow-list)", scan=system_scan.scan_environment),
+    Source("pci-devices.json", "json", "NVIDIA functions on the PCI bus from sysfs", scan=system_scan.scan_pci),
+    Source("device-nodes.json", "json", "/dev/nvidia* nodes and their permissions",
+           scan=system_scan.scan_device_nodes),
+    Source("cuda-toolkits.json", "json", "CUDA toolkit directories and their version files",
+           scan=system_scan.scan_cuda_toolkits),
+    Source("cudnn.json", "json", "cuDNN headers and libraries", scan=system_scan.scan_cudnn),
+    Source("driver-libraries.json", "json", "libnvidia-ml and libcuda files", scan=system_scan.scan_driver_libraries),
+    Source("container.json", "json", "container and WSL markers", scan=system_scan.scan_container),
+    Source("python-packages.json", "json", "NVML Python bindings installed", scan=system_scan.scan_python_packages),
+)
+
+SOURCE_NAMES = tuple(s.name for s in SOURCES)
+MANIFEST_NAME = "manifest.json"
+
+
+def source_by_name(name: str) -> Source | None:
+    for source in SOURCES:
+        if source.name == name:
+            return source
+    return None

@@ -1,0 +1,248 @@
+"""Read the machine's files into JSON-able evidence records.
+
+Each ``scan_*`` function reads files only (no commands) and returns plain data:
+what exists, what it says.  Interpretation happens later, in ``gpudoctor.facts``.
+Every function takes ``root`` so the same code reads a chroot or a container's
+file system.
+"""
+
+from __future__ import annotations
+
+import glob
+import os
+import re
+import stat
+import sys
+from typing import Any
+
+NVIDIA_PCI_VENDOR = "0x10de"
+
+# Environment variables that shape GPU behaviour.  An allow-list, never a dump:
+# a snapshot is meant to be shared and must not carry secrets.
+ENV_ALLOW = (
+    "CUDA_VISIBLE_DEVICES", "CUDA_DEVICE_ORDER", "CUDA_HOME", "CUDA_PATH", "CUDA_ROOT",
+    "CUDA_MODULE_LOADING", "CUDA_LAUNCH_BLOCKING", "CUDA_CACHE_PATH", "CUDA_CACHE_DISABLE",
+    "CUDNN_PATH", "CUDNN_HOME",
+    "NVIDIA_VISIBLE_DEVICES", "NVIDIA_DRIVER_CAPABILITIES", "NVIDIA_REQUIRE_CUDA",
+    "NVIDIA_DISABLE_REQUIRE", "NVIDIA_MIG_CONFIG_DEVICES", "NVIDIA_MIG_MONITOR_DEVICES",
+    "LD_LIBRARY_PATH", "LD_PRELOAD", "PATH",
+    "CONDA_PREFIX", "CONDA_DEFAULT_ENV", "VIRTUAL_ENV",
+    "TORCH_CUDA_ARCH_LIST", "PYTORCH_CUDA_ALLOC_CONF", "TF_CPP_MIN_LOG_LEVEL",
+    "TF_FORCE_GPU_ALLOW_GROWTH", "XLA_PYTHON_CLIENT_PREALLOCATE", "JAX_PLATFORMS",
+    "NCCL_DEBUG", "NCCL_P2P_DISABLE", "NCCL_IB_DISABLE", "NCCL_SOCKET_IFNAME",
+    "OMP_NUM_THREADS", "container", "WSL_DISTRO_NAME",
+)
+# Only the presence of these is recorded (their values can name hosts or hold tokens).
+ENV_PRESENCE_ONLY = ("KUBERNETES_SERVICE_HOST", "WSL_INTEROP", "SLURM_JOB_ID", "SINGULARITY_CONTAINER",
+                     "APPTAINER_CONTAINER")
+
+_LIB_DIRS = (
+    "/usr/lib/x86_64-linux-gnu", "/usr/lib/aarch64-linux-gnu", "/usr/lib64", "/usr/lib",
+    "/lib/x86_64-linux-gnu", "/lib/aarch64-linux-gnu", "/lib64",
+    "/usr/lib/x86_64-linux-gnu/nvidia/current", "/usr/lib/wsl/lib", "/usr/local/nvidia/lib64",
+    "/usr/local/nvidia/lib",
+)
+
+
+def _read(path: str, limit: int = 200_000) -> str | None:
+    try:
+        with open(path, encoding="utf-8", errors="replace") as handle:
+            return handle.read(limit)
+    except OSError:
+        return None
+
+
+def _join(root: str, path: str) -> str:
+    return os.path.join(root, path.lstrip("/")) if root not in ("", "/") else path
+
+
+def scan_pci(root: str = "/") -> dict[str, Any]:
+    """NVIDIA functions on the PCI bus, from sysfs: works with no driver loaded."""
+    base = _join(root, "/sys/bus/pci/devices")
+    devices = []
+    try:
+        addresses = sorted(os.listdir(base))
+    except OSError as exc:
+        return {"readable": False, "error": str(exc), "scanned": 0, "devices": []}
+    for address in addresses:
+        path = os.path.join(base, address)
+        vendor = (_read(os.path.join(path, "vendor")) or "").strip()
+        if vendor != NVIDIA_PCI_VENDOR:
+            continue
+        record: dict[str, Any] = {"address": address, "vendor": vendor}
+        for attribute in ("device", "class", "subsystem_vendor", "subsystem_device", "numa_node",
+                          "current_link_speed", "current_link_width", "max_link_speed", "max_link_width"):
+            value = _read(os.path.join(path, attribute))
+            record[attribute] = value.strip() if value is not None else None
+        driver_link = os.path.join(path, "driver")
+        record["driver"] = os.path.basename(os.readlink(driver_link)) if os.path.islink(driver_link) else None
+        devices.append(record)
+    dmi = {key: (_read(_join(root, f"/sys/class/dmi/id/{key}")) or "").strip() or None
+           for key in ("sys_vendor", "product_name")}
+    return {"readable": True, "scanned": len(addresses), "devices": devices, "dmi": dmi}
+
+
+def scan_device_nodes(root: str = "/") -> dict[str, Any]:
+    """``/dev/nvidia*`` nodes: type, mode and whether this user may open them."""
+    nodes: dict[str, Any] = {}
+    patterns = ("/dev/nvidia*", "/dev/nvidia-caps/*", "/dev/dxg")
+    for pattern in patterns:
+        for path in sorted(glob.glob(_join(root, pattern))):
+            try:
+                info = os.stat(path)
+            except OSError as exc:
+                nodes[path] = {"error": str(exc)}
+                continue
+            nodes[path] = {
+                "char_device": stat.S_ISCHR(info.st_mode),
+                "directory": stat.S_ISDIR(info.st_mode),
+                "mode": oct(stat.S_IMODE(info.st_mode)),
+                "uid": info.st_uid,
+                "gid": info.st_gid,
+                "major": os.major(info.st_rdev) if stat.S_ISCHR(info.st_mode) else None,
+                "minor": os.minor(info.st_rdev) if stat.S_ISCHR(info.st_mode) else None,
+                "readable": os.access(path, os.R_OK),
+                "writable": os.access(path, os.W_OK),
+            }
+    return {"nodes": nodes, "uid": os.getuid(), "groups": sorted(os.getgroups())}
+
+
+def _toolkit_record(path: str) -> dict[str, Any]:
+    real = os.path.realpath(path)
+    record: dict[str, Any] = {
+        "path": path,
+        "realpath": real,
+        "version.json": _read(os.path.join(real, "version.json")),
+        "version.txt": _read(os.path.join(real, "version.txt")),
+        "nvcc": os.path.isfile(os.path.join(real, "bin", "nvcc")),
+        "dist_info": sorted(os.path.basename(p) for p in glob.glob(os.path.join(real, "dist-info", "*.dist-info"))),
+        "cudart": sorted({os.path.basename(p) for p in glob.glob(os.path.join(real, "lib*", "libcudart.so*"))
+                          + glob.glob(os.path.join(real, "targets", "*", "lib", "libcudart.so*"))}),
+    }
+    return record
+
+
+def scan_cuda_toolkits(root: str = "/", environ: dict[str, str] | None = None) -> dict[str, Any]:
+    """Every CUDA toolkit directory we can find, with its version files as they are."""
+    environ = os.environ if environ is None else environ
+    candidates: list[str] = []
+    for pattern in ("/usr/local/cuda", "/usr/local/cuda-*", "/usr/local/cuda/*-*", "/opt/cuda", "/opt/cuda-*",
+                    "/usr/lib/cuda", "/usr/lib/nvidia-cuda-toolkit"):
+        candidates.extend(sorted(glob.glob(_join(root, pattern))))
+    for variable in ("CUDA_HOME", "CUDA_PATH", "CUDA_ROOT"):
+        value = environ.get(variable)
+        if value:
+            candidates.append(value)
+    seen: set[str] = set()
+    toolkits = []
+    links = {}
+    for path in candidates:
+        if not os.path.isdir(path):
+            continue
+        if os.path.islink(path):
+            links[path] = os.path.realpath(path)
+        real = os.path.realpath(path)
+        if real in seen:
+            continue
+        seen.add(real)
+        toolkits.append(_toolkit_record(path))
+    return {"toolkits": toolkits, "links": links}
+
+
+_CUDNN_HEADER_GLOBS = (
+    "/usr/include/cudnn_version.h", "/usr/include/cudnn_version_v*.h", "/usr/include/cudnn.h",
+    "/usr/include/*-linux-gnu/cudnn_version*.h", "/usr/local/cuda*/include/cudnn_version.h",
+    "/usr/local/cuda*/include/cudnn.h", "/opt/cudnn*/include/cudnn_version.h",
+)
+_CUDNN_LIB_GLOBS = tuple(f"{d}/libcudnn*.so*" for d in _LIB_DIRS) + (
+    "/usr/local/cuda*/lib64/libcudnn*.so*", "/usr/local/cuda*/lib/libcudnn*.so*",
+    "/usr/local/cuda*/targets/*/lib/libcudnn*.so*", "/opt/cudnn*/lib*/libcudnn*.so*",
+)
+_DEFINE_LINE = re.compile(r"^\s*#\s*define\s+CUDNN_(MAJOR|MINOR|PATCHLEVEL)\b.*$", re.MULTILINE)
+
+
+def scan_cudnn(root: str = "/") -> dict[str, Any]:
+    """cuDNN headers (only their version lines) and library files in the usual places."""
+    headers = {}
+    for pattern in _CUDNN_HEADER_GLOBS:
+        for path in sorted(glob.glob(_join(root, pattern))):
+            text = _read(path, limit=400_000)
+            if text is not None:
+                headers[path] = "\n".join(m.group(0) for m in _DEFINE_LINE.finditer(text))
+    libraries = set()
+    for pattern in _CUDNN_LIB_GLOBS:
+        libraries.update(glob.glob(_join(root, pattern)))
+    return {"headers": headers, "libraries": sorted(libraries)}
+
+
+def scan_driver_libraries(root: str = "/", environ: dict[str, str] | None = None) -> dict[str, Any]:
+    """Where libnvidia-ml and libcuda live and which versioned file each name resolves to."""
+    environ = os.environ if environ is None else environ
+    dirs = list(_LIB_DIRS) + [d for d in environ.get("LD_LIBRARY_PATH", "").split(":") if d]
+    found: dict[str, list[dict[str, str]]] = {"libnvidia-ml": [], "libcuda": []}
+    seen = set()
+    for directory in dirs:
+        for stem in found:
+            for path in sorted(glob.glob(os.path.join(_join(root, directory), f"{stem}.so*"))):
+                if path in seen:
+                    continue
+                seen.add(path)
+                found[stem].append({"path": path, "realpath": os.path.realpath(path)})
+    return found
+
+
+def scan_environment(environ: dict[str, str] | None = None) -> dict[str, Any]:
+    """GPU-related environment variables from the allow-list; presence only for the sensitive ones."""
+    environ = os.environ if environ is None else environ
+    values = {name: environ[name] for name in ENV_ALLOW if name in environ}
+    present = sorted(name for name in ENV_PRESENCE_ONLY if name in environ)
+    return {"variables": values, "present": present}
+
+
+def scan_container(root: str = "/") -> dict[str, Any]:
+    """Markers that say we run inside a container or WSL."""
+    cgroup = _read(_join(root, "/proc/1/cgroup"), limit=4000)
+    wsl_dir = _join(root, "/usr/lib/wsl/lib")
+    try:
+        wsl_files = sorted(os.listdir(wsl_dir))
+    except OSError:
+        wsl_files = None
+    return {
+        "dockerenv": os.path.exists(_join(root, "/.dockerenv")),
+        "containerenv": os.path.exists(_join(root, "/run/.containerenv")),
+        "cgroup": cgroup,
+        "kubernetes_serviceaccount": os.path.isdir(_join(root, "/var/run/secrets/kubernetes.io")),
+        "wsl_lib_files": wsl_files,
+    }
+
+
+def scan_python_packages() -> dict[str, Any]:
+    """The NVML bindings of the Python running gpudoctor, and which file ``import pynvml`` would load.
+
+    Found without importing pynvml: importing a broken legacy copy is the very
+    failure this evidence is there to diagnose.
+    """
+    import importlib.metadata as metadata
+    import importlib.util
+
+    distributions: dict[str, Any] = {}
+    for name in ("nvidia-ml-py", "pynvml", "nvidia-ml-py3"):
+        try:
+            dist = metadata.distribution(name)
+        except metadata.PackageNotFoundError:
+            continue
+        files = [str(f) for f in (dist.files or [])]
+        distributions[name] = {
+            "version": dist.version,
+            "provides_pynvml_module": any(f == "pynvml.py" or f.startswith("pynvml/") for f in files),
+        }
+    try:
+        spec = importlib.util.find_spec("pynvml")
+    except (ImportError, ValueError):
+        spec = None
+    return {
+        "python": sys.version.split()[0],
+        "executable": sys.executable,
+        "distributions": distributions,
+        "pynvml_module_file": spec.origin if spec else None,
+    }

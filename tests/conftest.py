@@ -1,0 +1,38 @@
+"""Shared test fixtures.
+
+Real captured outputs live in ``../shared/fixtures`` beside the checkout (or
+wherever ``GPUDOCTOR_FIXTURES`` points).  They are read in place, never copied
+into the project; where they are absent the tests that need them skip.
+"""
+
+from __future__ import annotations
+
+import os
+import pathlib
+
+import pytest
+
+REPO = pathlib.Path(__file__).resolve().parent.parent
+SYNTHETIC = pathlib.Path(__file__).resolve().parent / "synthetic"
+
+
+def real_fixtures_dir() -> pathlib.Path:
+    return pathlib.Path(os.environ.get("GPUDOCTOR_FIXTURES", REPO.parent / "shared" / "fixtures"))
+
+
+@pytest.fixture(scope="session")
+def fixtures_dir() -> pathlib.Path:
+    path = real_fixtures_dir()
+    if not path.is_dir():
+        pytest.skip(f"real captured fixtures not found at {path} (set GPUDOCTOR_FIXTURES)")
+    return path
+
+
+def fixture_files(subdir: str, pattern: str = "*.txt") -> list[pathlib.Path]:
+    """Fixture files for parametrising at collection time (empty when the corpus is absent)."""
+    base = real_fixtures_dir() / subdir
+    return sorted(base.glob(pattern)) if base.is_dir() else []
+
+
+def read_fixture(path: pathlib.Path) -> str:
+    return path.read_text(encoding="utf-8", errors="replace")
