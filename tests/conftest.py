@@ -11,6 +11,11 @@ import os
 import pathlib
 
 import pytest
+from hypothesis import HealthCheck, settings
+
+# Parsers are judged on what they survive, not how fast a shared 2-core CI box runs them.
+settings.register_profile("gpudoctor", deadline=None, suppress_health_check=[HealthCheck.too_slow])
+settings.load_profile("gpudoctor")
 
 REPO = pathlib.Path(__file__).resolve().parent.parent
 SYNTHETIC = pathlib.Path(__file__).resolve().parent / "synthetic"

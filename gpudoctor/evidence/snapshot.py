@@ -119,13 +119,25 @@ def read_snapshot(path: str) -> Evidence:
         raise SnapshotError(f"{path} does not exist")
     if os.path.isdir(path):
         files = _read_directory(path)
-    elif tarfile.is_tarfile(path):
+    elif _looks_like_archive(path):
         files = _read_archive(path)
     else:
         files = _read_single_file(path)
     evidence = _evidence_from_files(files)
     evidence.origin = {"kind": "snapshot", "path": os.path.abspath(path)}
     return evidence
+
+
+def _looks_like_archive(path: str) -> bool:
+    if path.endswith((".tar.gz", ".tgz", ".tar")):
+        return True
+    try:
+        with open(path, "rb") as handle:
+            if handle.read(2) == b"\x1f\x8b":  # gzip magic: a (possibly damaged) compressed archive
+                return True
+        return tarfile.is_tarfile(path)
+    except (OSError, EOFError, tarfile.TarError):
+        return False
 
 
 def _decode(data: bytes) -> str:

@@ -1,0 +1,48 @@
+"""Collection checks: every source answered in time (a hung nvidia-smi is itself a symptom)."""
+
+from __future__ import annotations
+
+from gpudoctor.api import Finding, Fix, Severity, check, not_applicable, ok
+from gpudoctor.results import Outcome
+
+# Sources whose hang points at the GPU or driver itself, not at a slow helper program.
+_DRIVER_SOURCES = ("nvidia-smi-q-x.xml", "nvidia-smi.txt", "nvidia-smi-L.txt", "nvidia-smi-topo-m.txt", "nvml.json")
+
+
+@check("COL001", area="collection", title="Every source answered in time")
+def sources_answered(facts, ctx) -> Outcome:
+    """What it checks: that no evidence command (nvidia-smi, the NVML query, lspci, ...) hung past the
+    timeout (`--timeout`, 10 s by default) or crashed.
+
+    Why it matters: nvidia-smi and NVML hang when the driver is stuck or a GPU is in a bad state (often
+    after an Xid error); every CUDA program on the machine will hang the same way. gpudoctor stops such a
+    command at the timeout and reports it here instead of hanging too.
+
+    How to fix: look for Xid errors in the kernel log, stop the processes stuck on the GPU
+    (`sudo fuser -v /dev/nvidia*`), and reset the GPU or reboot.
+    """
+    items = list(facts.evidence.items.values())
+    if not items:
+        return not_applicable("no evidence")
+    timed_out = [i for i in items if i.timed_out]
+    crashed = [i for i in items if i.exit_code is not None and i.exit_code < 0 and not i.timed_out]
+    findings = []
+    for item in timed_out:
+        driver = item.name in _DRIVER_SOURCES
+        command = " ".join(item.argv or [item.name])
+        findings.append(Finding(
+            Severity.PROBLEM if driver else Severity.WARNING,
+            f"`{command}` did not answer within the timeout and was stopped"
+            + (": the driver or a GPU is hung; CUDA programs will hang too" if driver else ""),
+            Fix("Find the stuck processes and Xid errors, then reset the GPU or reboot.",
+                ("sudo dmesg | grep -E 'NVRM|Xid'", "sudo fuser -v /dev/nvidia*", "sudo nvidia-smi -r  # or reboot"),
+                needs_root=True) if driver else None,
+            (item.name, "manifest.json")))
+    for item in crashed:
+        findings.append(Finding(Severity.WARNING, f"`{' '.join(item.argv or [item.name])}` was killed by signal "
+                                f"{-item.exit_code}", None, (item.name, "manifest.json")))
+    data = {"sources": len(items), "timed_out": [i.name for i in timed_out], "crashed": [i.name for i in crashed],
+            "slowest": max(((i.duration_s or 0.0, i.name) for i in items), default=(0.0, None))[1]}
+    if findings:
+        return Outcome(f"{len(timed_out)} source(s) timed out, {len(crashed)} crashed", findings, data)
+    return ok(f"{len(items)} sources collected", data=data)

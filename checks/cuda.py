@@ -1,0 +1,139 @@
+"""CUDA toolkit checks: which toolkits are installed, and can this driver run what they build."""
+
+from __future__ import annotations
+
+import os
+
+from gpudoctor import kb
+from gpudoctor.api import Finding, Fix, Severity, check, not_applicable, ok
+from gpudoctor.results import Outcome
+
+
+def _major_minor(version: str | None) -> str | None:
+    if not version:
+        return None
+    parts = version.split(".")
+    return ".".join(parts[:2]) if len(parts) >= 2 else parts[0]
+
+
+def _toolkits(facts) -> list:
+    """Installed toolkits, plus the nvcc on PATH when it lives outside every scanned directory."""
+    return [t for t in facts.toolkits if t.version]
+
+
+@check("CUDA001", area="cuda", title="CUDA toolkits installed")
+def toolkits_installed(facts, ctx) -> Outcome:
+    """What it checks: every CUDA toolkit on the machine (/usr/local/cuda*, CUDA_HOME, CUDA_PATH) with its
+    version (version.json, version.txt, or its package metadata), the nvcc first on PATH, and whether they
+    agree.
+
+    Why it matters: PyTorch and TensorFlow wheels bring their own CUDA libraries, so a toolkit is needed
+    only to compile CUDA code (extensions, custom kernels). When several are installed, the nvcc on PATH,
+    CUDA_HOME and /usr/local/cuda can point at different ones, and extensions then build against one CUDA
+    and run against another.
+
+    How to fix: make PATH, CUDA_HOME and the /usr/local/cuda link name the same toolkit, e.g.
+    `export CUDA_HOME=/usr/local/cuda-12.4 PATH=/usr/local/cuda-12.4/bin:$PATH`.
+    """
+    toolkits = facts.toolkits
+    nvcc = facts.nvcc
+    if not facts.collected("cuda-toolkits.json") and not facts.collected("nvcc-version.txt"):
+        return not_applicable("toolkits not collected")
+    data = {"toolkits": [{"path": t.path, "realpath": t.realpath, "version": t.version,
+                          "version_source": t.version_source, "nvcc": t.has_nvcc} for t in toolkits],
+            "nvcc_on_path": nvcc.version if nvcc else None, "links": facts.toolkit_links}
+    if not toolkits and not nvcc:
+        return not_applicable("no CUDA toolkit installed — not needed to run PyTorch or TensorFlow wheels, "
+                              "only to compile CUDA code", data)
+    findings = []
+    listing = ", ".join(f"{t.version or 'unknown version'} at {t.realpath}" for t in toolkits)
+    summary = f"{len(toolkits)} toolkit{'s' if len(toolkits) != 1 else ''}: {listing}" if toolkits else ""
+    if nvcc and nvcc.release:
+        summary = (summary + "; " if summary else "") + f"nvcc on PATH is {nvcc.version or nvcc.release}"
+        versions = {_major_minor(t.version) for t in toolkits if t.version}
+        link = facts.toolkit_links.get("/usr/local/cuda")
+        if link:
+            linked = next((t for t in toolkits if t.realpath == link), None)
+            if linked and linked.version and _major_minor(linked.version) != nvcc.release:
+                findings.append(Finding(Severity.WARNING, f"nvcc on PATH is CUDA {nvcc.release} but /usr/local/cuda "
+                                        f"points at CUDA {_major_minor(linked.version)} ({link})",
+                                        Fix("Put the toolkit you mean first on PATH.",
+                                            (f"export PATH={link}/bin:$PATH",)),
+                                        ("nvcc-version.txt", "cuda-toolkits.json")))
+        if versions and nvcc.release not in versions and not findings:
+            findings.append(Finding(Severity.INFO, f"nvcc on PATH (CUDA {nvcc.release}) is not one of the scanned "
+                                    "toolkit directories"))
+    if len({_major_minor(t.version) for t in toolkits if t.version}) > 1:
+        findings.append(Finding(Severity.INFO, "several CUDA toolkits are installed; CUDA_HOME and PATH decide "
+                                "which one builds extensions"))
+    cuda_home = facts.env.get("CUDA_HOME") or facts.env.get("CUDA_PATH")
+    if cuda_home:
+        home_real = os.path.normpath(cuda_home)
+        known = {t.path for t in toolkits} | {t.realpath for t in toolkits}
+        if toolkits and home_real not in known:
+            findings.append(Finding(Severity.WARNING, f"CUDA_HOME/CUDA_PATH is {cuda_home}, which is not an "
+                                    "installed toolkit", Fix("Point it at an installed toolkit.",
+                                                             (f"export CUDA_HOME={toolkits[0].realpath}",)),
+                                    ("env.json", "cuda-toolkits.json")))
+    return Outcome(summary or "toolkit found", findings, data)
+
+
+@check("CUDA002", area="cuda", title="The driver can run the installed CUDA toolkits")
+def toolkit_vs_driver(facts, ctx) -> Outcome:
+    """What it checks: for each installed toolkit (and nvcc on PATH), whether the installed driver can run
+    programs built with it: natively (the driver is at least the toolkit's release driver), through
+    minor-version compatibility (same CUDA major, driver above that major's floor: CUDA 11.x ≥ 450.80.02,
+    12.x ≥ 525.60.13, 13.x ≥ 580.65.06), or not at all.
+
+    Why it matters: a toolkit newer than the driver compiles fine and then fails at run time with "CUDA
+    driver version is insufficient for CUDA runtime version" (cudaError 35). Under minor-version
+    compatibility most programs run, but JIT-compiling PTX from the newer toolkit fails.
+
+    How to fix: upgrade the driver to at least the version the finding names, or install a toolkit no newer
+    than the CUDA version the driver supports (nvidia-smi's "CUDA Version").
+    """
+    driver = facts.driver
+    versions: dict[str, str] = {}
+    for toolkit in _toolkits(facts):
+        versions.setdefault(toolkit.version, toolkit.realpath)
+    if facts.nvcc and facts.nvcc.version and not any(v.startswith(facts.nvcc.release or "#") for v in versions):
+        versions.setdefault(facts.nvcc.version, "nvcc on PATH")
+    if not versions:
+        return not_applicable("no CUDA toolkit installed")
+    driver_version = driver.kernel_version or driver.userspace_version
+    if not driver_version or not driver.kernel_module_loaded and not facts.container.wsl:
+        described = ", ".join(f"CUDA {v} ({where})" for v, where in versions.items())
+        needs = []
+        for version in versions:
+            floor = kb.mvc_floor(int(version.split(".")[0])) if version.split(".")[0].isdigit() else None
+            full = kb.min_driver_for_cuda(version)
+            if full:
+                needs.append(f"CUDA {_major_minor(version)} needs driver ≥ {full}"
+                             + (f" (≥ {floor} with minor-version compatibility)" if floor and floor != full else ""))
+        words = "; ".join(needs)
+        return not_applicable(f"{described} installed, but no NVIDIA driver is loaded: CUDA programs can be "
+                              f"compiled here but not run" + (f" ({words})" if words else ""),
+                              {"toolkits": list(versions), "driver": None})
+    findings = []
+    verdicts = {}
+    for version, where in versions.items():
+        verdict = kb.driver_runs_cuda(driver_version, version)
+        verdicts[version] = verdict.status
+        label = f"CUDA {version} ({where})"
+        if verdict.status == "too_old":
+            findings.append(Finding(Severity.PROBLEM, f"{label} needs driver ≥ {verdict.needs_driver}; this driver "
+                                    f"is {driver_version} (runs CUDA ≤ {driver.cuda_max or 'unknown'})",
+                                    Fix(f"Upgrade the driver to ≥ {verdict.needs_driver}, or install a CUDA toolkit "
+                                        f"≤ {driver.cuda_max or 'the driver supports'}.", needs_root=True),
+                                    ("cuda-toolkits.json", "nvidia-smi.txt", "nvml.json")))
+        elif verdict.status == "minor_version_compat":
+            findings.append(Finding(Severity.WARNING, f"{label} runs on driver {driver_version} only through "
+                                    f"minor-version compatibility (full support needs ≥ {verdict.needs_driver}): "
+                                    "JIT compilation of its PTX will fail",
+                                    Fix(f"Upgrade the driver to ≥ {verdict.needs_driver} for full support.",
+                                        needs_root=True), ("cuda-toolkits.json",)))
+    data = {"driver": driver_version, "cuda_driver_max": driver.cuda_max, "verdicts": verdicts}
+    if not findings:
+        return ok(f"driver {driver_version} runs " + ", ".join(f"CUDA {v}" for v in versions), data=data)
+    return Outcome("driver " + driver_version + ": " + "; ".join(
+        f"CUDA {v} {s.replace('_', ' ')}" for v, s in verdicts.items()), findings, data)

@@ -1,0 +1,192 @@
+"""NVIDIA driver checks: kernel module, user space, their versions, and nouveau."""
+
+from __future__ import annotations
+
+from gpudoctor.api import Finding, Fix, Severity, check, not_applicable, ok, problem
+from gpudoctor.results import Outcome
+
+from gpudoctor_checks import _fixes
+
+
+def _gpu_expected(facts) -> bool | None:
+    """True when the bus shows an NVIDIA GPU, False when it shows none, None when unknown."""
+    if facts.container.wsl:
+        return None
+    if facts.pci_gpus:
+        return True
+    return False if facts.pci_scan_available else None
+
+
+def _userspace_words(facts) -> str:
+    driver = facts.driver
+    parts = []
+    if not facts.nvidia_smi_missing and facts.collected("nvidia-smi.txt"):
+        parts.append("nvidia-smi")
+    if driver.library_versions:
+        parts.append("libnvidia-ml")
+    what = " and ".join(parts) or "user-space libraries"
+    version = f" {driver.userspace_version}" if driver.userspace_version else ""
+    return f"driver user space{version} ({what})"
+
+
+@check("DRV001", area="driver", title="NVIDIA kernel module loaded")
+def kernel_module_loaded(facts, ctx) -> Outcome:
+    """What it checks: whether the NVIDIA kernel module is loaded (/proc/driver/nvidia/version,
+    /sys/module/nvidia, /proc/modules) and which flavour (proprietary or open) it is.
+
+    Why it matters: nvidia-smi, NVML and CUDA all talk to the GPU through the kernel module. "NVIDIA-SMI
+    has failed because it couldn't communicate with the NVIDIA driver" means it is not loaded: a kernel
+    upgrade whose DKMS rebuild failed, a module that was never built, Secure Boot refusing an unsigned
+    module, or nouveau holding the GPU.
+
+    How to fix: `sudo modprobe nvidia`; if it fails, install the headers for the running kernel and
+    rebuild (`sudo dkms autoinstall`), or enrol the module's signing key when Secure Boot is on.
+    """
+    driver = facts.driver
+    if facts.container.wsl:
+        return not_applicable("WSL uses the Windows NVIDIA driver; there is no Linux kernel module")
+    if driver.kernel_module_loaded:
+        flavor = f" ({driver.kernel_flavor})" if driver.kernel_flavor else ""
+        version = driver.kernel_version or "version unknown"
+        return ok(f"loaded: {version}{flavor}", data={"version": driver.kernel_version, "flavor": driver.kernel_flavor})
+    smi_error = facts.smi_text.error if facts.smi_text else None
+    expected = _gpu_expected(facts)
+    if not (facts.collected("proc-driver-nvidia-version.txt") or facts.collected("proc-modules.txt")):
+        if smi_error and smi_error.kind == "couldnt_communicate" and expected is not False:
+            # A pasted nvidia-smi error alone already says it: the kernel module is not answering.
+            return problem("nvidia-smi couldn't communicate with the NVIDIA driver: the kernel module is not "
+                           "loaded (often after a kernel upgrade the module was not rebuilt for)",
+                           _fixes.load_kernel_module(), ["nvidia-smi.txt"])
+        return not_applicable("kernel module state not collected")
+    installed = bool(driver.userspace_version or driver.library_versions or
+                     (facts.collected("nvidia-smi.txt") and not facts.nvidia_smi_missing))
+    data = {"version": None, "userspace_installed": installed, "userspace_version": driver.userspace_version}
+    if expected is False:
+        if installed:
+            return not_applicable(f"not loaded — and no NVIDIA GPU on the bus for it to drive "
+                                  f"({_userspace_words(facts)} is installed, which is harmless)", data=data)
+        return not_applicable("not loaded — no NVIDIA GPU on the bus and no driver installed", data=data)
+    log = facts.kernel_log
+    if getattr(log, "secure_boot_rejected", False):
+        return problem("not loaded: Secure Boot rejected the unsigned NVIDIA module (kernel log)",
+                       Fix("Enrol a Machine Owner Key and sign the module, use your distribution's signed "
+                           "driver packages, or disable Secure Boot.",
+                           ("mokutil --sb-state", "sudo mokutil --import /var/lib/dkms/mok.pub  # then reboot and "
+                            "enrol the key"), needs_root=True),
+                       ["dmesg-nvidia.txt"], data)
+    if installed:
+        return problem(f"not loaded, though {_userspace_words(facts)} is installed: nvidia-smi, NVML and "
+                       "CUDA cannot reach the GPU", _fixes.load_kernel_module(),
+                       ["proc-driver-nvidia-version.txt", "proc-modules.txt", "nvidia-smi.txt"], data)
+    return problem("no NVIDIA driver installed: the GPU on the bus cannot be used",
+                   _fixes.install_driver(facts.os_release), ["proc-modules.txt", "pci-devices.json"], data)
+
+
+@check("DRV002", area="driver", title="Kernel module matches the user-space driver")
+def versions_match(facts, ctx) -> Outcome:
+    """What it checks: that the loaded kernel module and the user-space driver libraries (libnvidia-ml,
+    the version NVML and nvidia-smi report) are the same version.
+
+    Why it matters: after a driver upgrade (often by unattended-upgrades) the new libraries talk to the
+    old, still-loaded module and everything fails with "Failed to initialize NVML: Driver/library version
+    mismatch".
+
+    How to fix: reboot, or unload and reload the nvidia modules when no GPU process runs; then hold the
+    driver packages so it doesn't happen again unannounced.
+    """
+    driver = facts.driver
+    smi_error = facts.smi_text.error if facts.smi_text else None
+    nvml_mismatch = facts.nvml.error_code == 18
+    smi_mismatch = bool(smi_error and smi_error.kind == "version_mismatch")
+    api = getattr(facts.kernel_log, "api_mismatch", None)
+    userspace = [v for v in driver.library_versions if v]
+    if smi_error and smi_error.detail:
+        userspace.append(smi_error.detail)
+    kernel = driver.kernel_version
+    differing = sorted({v for v in userspace if kernel and not _same_driver(v, kernel)})
+    if nvml_mismatch or smi_mismatch or api or differing:
+        user = ", ".join(differing or userspace) or (api[0] if api else "unknown")
+        kernel_words = kernel or (api[1] if api else "unknown")
+        evidence = [name for name, hit in (("nvidia-smi.txt", smi_mismatch), ("nvml.json", nvml_mismatch),
+                                           ("dmesg-nvidia.txt", bool(api)),
+                                           ("driver-libraries.json", bool(differing))) if hit]
+        return problem(f"Driver/library version mismatch: kernel module {kernel_words}, user space {user}",
+                       _fixes.reboot_for_mismatch(), evidence, {"kernel": kernel_words, "userspace": user})
+    if not kernel:
+        return not_applicable("no kernel module loaded to compare with")
+    if not userspace and not driver.userspace_version:
+        return not_applicable(f"kernel module {kernel}; user-space version not found")
+    return ok(f"kernel module and user space are both {kernel}", data={"kernel": kernel, "userspace": kernel})
+
+
+def _same_driver(a: str, b: str) -> bool:
+    # libnvidia-ml file names carry the full version; nvidia-smi's mismatch note shortens it ("570.124").
+    return a == b or a.startswith(b + ".") or b.startswith(a + ".")
+
+
+@check("DRV003", area="driver", title="nouveau is not in the way")
+def nouveau(facts, ctx) -> Outcome:
+    """What it checks: whether the open-source nouveau driver is loaded or owns an NVIDIA GPU, and whether
+    the kernel log shows the NVIDIA probe routine being skipped because of it.
+
+    Why it matters: nouveau and the NVIDIA driver cannot share a GPU. With nouveau bound, the NVIDIA
+    module loads but finds no device ("NVRM: The NVIDIA probe routine was not called for 1 device(s)").
+
+    How to fix: blacklist nouveau in /etc/modprobe.d, regenerate the initramfs and reboot.
+    """
+    loaded = facts.loaded_modules
+    took_gpu = bool(getattr(facts.kernel_log, "nouveau_took_gpu", False))
+    bound = [d.address for d in facts.pci_devices if d.driver == "nouveau"]
+    if bound or took_gpu:
+        where = f" and owns {', '.join(bound)}" if bound else ""
+        return problem(f"nouveau is loaded{where}: the NVIDIA driver cannot use the GPU",
+                       _fixes.blacklist_nouveau(facts.os_release),
+                       [n for n, hit in (("pci-devices.json", bool(bound)), ("dmesg-nvidia.txt", took_gpu)) if hit])
+    if loaded is None:
+        return not_applicable("the list of loaded kernel modules (/proc/modules) is not available")
+    if "nouveau" in loaded:
+        return Outcome("nouveau is loaded but owns no NVIDIA GPU",
+                       [Finding(Severity.INFO, "nouveau is loaded; blacklist it if the NVIDIA driver should own "
+                                "the GPUs", _fixes.blacklist_nouveau(facts.os_release), ("proc-modules.txt",))])
+    return ok("nouveau not loaded")
+
+
+@check("DRV004", area="driver", title="Driver user space installed")
+def userspace_installed(facts, ctx) -> Outcome:
+    """What it checks: that nvidia-smi and libnvidia-ml.so (the driver's user-space half) are installed,
+    and which version they are.
+
+    Why it matters: without them nothing can query or use the GPU, even with the kernel module loaded.
+    Inside a container they are injected by the NVIDIA Container Toolkit; missing there means the container
+    was started without GPU access.
+
+    How to fix: install the NVIDIA driver packages (or `--gpus all` with the NVIDIA Container Toolkit for a
+    container).
+    """
+    driver = facts.driver
+    smi = facts.collected("nvidia-smi.txt") and not facts.nvidia_smi_missing
+    libs = driver.library_versions
+    data = {"nvidia_smi": smi, "libnvidia_ml_versions": libs, "version": driver.userspace_version,
+            "version_source": driver.userspace_source}
+    if smi or libs or driver.userspace_version:
+        missing = []
+        if not smi and facts.collected("nvidia-smi.txt"):
+            missing.append("nvidia-smi is not on PATH")
+        if not libs and facts.collected("driver-libraries.json") and not facts.container.wsl:
+            missing.append("libnvidia-ml.so not found in the usual library directories")
+        version = driver.userspace_version or "version unknown"
+        summary = _userspace_words(facts) if driver.userspace_version else f"{_userspace_words(facts)} — {version}"
+        findings = [Finding(Severity.WARNING, m, None, ("nvidia-smi.txt", "driver-libraries.json")) for m in missing]
+        return Outcome(summary, findings, data)
+    if not facts.collected("nvidia-smi.txt") and not facts.collected("driver-libraries.json"):
+        return not_applicable("driver user space not collected")
+    if _gpu_expected(facts) is False:
+        return not_applicable("not installed (no NVIDIA GPU on the bus)", data=data)
+    if facts.container.in_container:
+        return problem("no NVIDIA driver libraries in this container: it was started without GPU access",
+                       Fix("Install the NVIDIA Container Toolkit on the host and start the container with GPUs.",
+                           ("docker run --gpus all ...", "sudo nvidia-ctk runtime configure --runtime=docker "
+                            "&& sudo systemctl restart docker  # on the host"), needs_root=True),
+                       ["nvidia-smi.txt", "driver-libraries.json"], data)
+    return problem("nvidia-smi and libnvidia-ml are not installed", _fixes.install_driver(facts.os_release),
+                   ["nvidia-smi.txt", "driver-libraries.json"], data)

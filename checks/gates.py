@@ -1,0 +1,161 @@
+"""Preflight gates for CI and container builds: requirements a user states on the command line.
+
+Each gate is not applicable unless its option is given; an unmet gate is a
+problem, so ``gpudoctor check --require-gpu`` exits 1 on a machine without one.
+"""
+
+from __future__ import annotations
+
+from gpudoctor import kb
+from gpudoctor.api import check, not_applicable, ok, problem, warning
+from gpudoctor.results import Outcome
+
+
+def _usable_gpus(facts) -> list:
+    """GPUs the driver reports: on the bus is not enough for a gate."""
+    return facts.gpus
+
+
+def _cc_tuple(value: str) -> tuple[int, int] | None:
+    try:
+        major, _, minor = value.partition(".")
+        return int(major), int(minor or 0)
+    except ValueError:
+        return None
+
+
+@check("GATE001", area="gates", title="--require-gpu: a usable GPU")
+def require_gpu(facts, ctx) -> Outcome:
+    """What it checks: with --require-gpu, that the driver reports at least one GPU.
+
+    Why it matters: a CI runner or container that silently lost its GPU runs GPU jobs on the CPU, slowly,
+    or fails late. This gate fails fast.
+
+    How to fix: see the other findings of the report: they say why no GPU is usable.
+    """
+    if not ctx.option("require_gpu"):
+        return not_applicable("not requested")
+    gpus = _usable_gpus(facts)
+    if gpus:
+        return ok(f"{len(gpus)} usable GPU(s)", data={"gpus": len(gpus)})
+    return problem("no usable NVIDIA GPU (required by --require-gpu)", evidence=["nvml.json", "nvidia-smi.txt"])
+
+
+@check("GATE002", area="gates", title="--min-gpus: enough GPUs")
+def min_gpus(facts, ctx) -> Outcome:
+    """What it checks: with --min-gpus N, that the driver reports at least N GPUs.
+
+    Why it matters: a multi-GPU job placed on a node with fewer working GPUs hangs or fails at start-up.
+
+    How to fix: see the inventory check (GPU001) for GPUs on the bus that the driver does not see.
+    """
+    wanted = ctx.option("min_gpus")
+    if wanted is None:
+        return not_applicable("not requested")
+    count = len(_usable_gpus(facts))
+    if count >= wanted:
+        return ok(f"{count} GPU(s) ≥ {wanted}", data={"gpus": count, "required": wanted})
+    return problem(f"{count} GPU(s), fewer than the {wanted} required", data={"gpus": count, "required": wanted})
+
+
+@check("GATE003", area="gates", title="--min-compute-capability: new enough GPUs")
+def min_compute_capability(facts, ctx) -> Outcome:
+    """What it checks: with --min-compute-capability X.Y, that every GPU has at least that compute
+    capability (from NVML, nvidia-smi or the knowledge base).
+
+    Why it matters: kernels built for a newer architecture (bf16 needs 8.0, FP8 needs 8.9) fail with "no
+    kernel image is available for execution on the device" on older GPUs.
+
+    How to fix: run on newer GPUs, or build for the older architecture too.
+    """
+    wanted = ctx.option("min_compute_capability")
+    if wanted is None:
+        return not_applicable("not requested")
+    threshold = _cc_tuple(wanted)
+    gpus = _usable_gpus(facts)
+    if not gpus:
+        return problem(f"no GPU to meet compute capability ≥ {wanted}")
+    low = [g for g in gpus if g.compute_capability and (_cc_tuple(g.compute_capability) or (0, 0)) < threshold]
+    unknown = [g for g in gpus if not g.compute_capability]
+    data = {"required": wanted, "gpus": {g.index: g.compute_capability for g in gpus}}
+    if low:
+        return problem(", ".join(f"GPU {g.index} ({g.name}) is {g.compute_capability}" for g in low)
+                       + f", below {wanted}", data=data)
+    if unknown:
+        return warning(f"compute capability unknown for GPU {', '.join(str(g.index) for g in unknown)}", data=data)
+    return ok(f"every GPU ≥ {wanted}", data=data)
+
+
+@check("GATE004", area="gates", title="--min-gpu-memory: enough memory per GPU")
+def min_gpu_memory(facts, ctx) -> Outcome:
+    """What it checks: with --min-gpu-memory GIB, that every GPU has at least that much memory in total.
+
+    Why it matters: a model that does not fit fails with an out-of-memory error after minutes of loading.
+
+    How to fix: run on GPUs with more memory, or shard the model.
+    """
+    wanted = ctx.option("min_gpu_memory")
+    if wanted is None:
+        return not_applicable("not requested")
+    gpus = _usable_gpus(facts)
+    if not gpus:
+        return problem(f"no GPU to meet ≥ {wanted:g} GiB")
+    low = [g for g in gpus if g.memory_total_mib is not None and g.memory_total_mib / 1024 < wanted]
+    data = {"required_gib": wanted, "gpus_mib": {g.index: g.memory_total_mib for g in gpus}}
+    if low:
+        return problem(", ".join(f"GPU {g.index} has {g.memory_total_mib / 1024:.1f} GiB" for g in low)
+                       + f", below {wanted:g} GiB", data=data)
+    if any(g.memory_total_mib is None for g in gpus):
+        return warning("memory size unknown for some GPUs", data=data)
+    return ok(f"every GPU ≥ {wanted:g} GiB", data=data)
+
+
+@check("GATE005", area="gates", title="--min-driver: new enough driver")
+def min_driver(facts, ctx) -> Outcome:
+    """What it checks: with --min-driver VERSION, that the loaded NVIDIA driver is at least that version.
+
+    Why it matters: features and CUDA versions need a minimum driver; a fleet with stragglers fails in
+    ways that are hard to trace.
+
+    How to fix: upgrade the driver on this machine.
+    """
+    wanted = ctx.option("min_driver")
+    if wanted is None:
+        return not_applicable("not requested")
+    version = facts.driver.kernel_version or facts.driver.userspace_version
+    if not version:
+        return problem(f"no NVIDIA driver (≥ {wanted} required)")
+    have, need = kb.parse_driver_version(version), kb.parse_driver_version(wanted)
+    if have is None or need is None:
+        return warning(f"cannot compare driver {version} with {wanted}")
+    if have >= need:
+        return ok(f"driver {version} ≥ {wanted}", data={"driver": version, "required": wanted})
+    return problem(f"driver {version} is older than the {wanted} required", data={"driver": version, "required": wanted})
+
+
+@check("GATE006", area="gates", title="--cuda: the driver runs this CUDA version")
+def cuda_version(facts, ctx) -> Outcome:
+    """What it checks: with --cuda X.Y, that the installed driver can run programs built with CUDA X.Y,
+    natively or through minor-version compatibility (which passes with a warning).
+
+    Why it matters: an image or wheel built for a newer CUDA than the driver supports fails at start-up
+    with "CUDA driver version is insufficient for CUDA runtime version".
+
+    How to fix: upgrade the driver to the version the finding names, or use a build for an older CUDA.
+    """
+    wanted = ctx.option("cuda")
+    if wanted is None:
+        return not_applicable("not requested")
+    version = facts.driver.kernel_version or facts.driver.userspace_version
+    if not version:
+        return problem(f"no NVIDIA driver to run CUDA {wanted}")
+    verdict = kb.driver_runs_cuda(version, wanted)
+    data = {"driver": version, "cuda": wanted, "verdict": verdict.status, "needs_driver": verdict.needs_driver}
+    if verdict.status == "native":
+        return ok(f"driver {version} runs CUDA {wanted}", data=data)
+    if verdict.status == "minor_version_compat":
+        return warning(f"driver {version} runs CUDA {wanted} only through minor-version compatibility "
+                       f"(full support from {verdict.needs_driver})", data=data)
+    if verdict.status == "too_old":
+        return problem(f"driver {version} cannot run CUDA {wanted}: needs ≥ {verdict.needs_driver}", data=data)
+    return warning(f"no compatibility data for CUDA {wanted}", data=data)

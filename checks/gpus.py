@@ -1,0 +1,131 @@
+"""GPU inventory checks: what the driver sees, and modes that stop CUDA programs."""
+
+from __future__ import annotations
+
+from gpudoctor.api import Finding, Fix, Severity, check, not_applicable, ok
+from gpudoctor.results import Outcome
+
+
+def gpu_record(gpu, driver) -> dict:
+    return {
+        "index": gpu.index, "name": gpu.name, "bus_id": gpu.bus_id, "uuid": gpu.uuid,
+        "memory_total_mib": gpu.memory_total_mib, "compute_capability": gpu.compute_capability,
+        "compute_capability_source": gpu.compute_capability_source, "architecture": gpu.architecture,
+        "compute_mode": gpu.compute_mode, "persistence_mode": gpu.persistence_mode,
+        "mig_mode": gpu.mig_mode_current, "mig_devices": len(gpu.mig_devices),
+        "cuda_driver_max": driver.cuda_max,
+    }
+
+
+def _memory(gpu) -> str:
+    return f"{gpu.memory_total_mib / 1024:.0f} GiB" if gpu.memory_total_mib else "memory unknown"
+
+
+@check("GPU001", area="gpus", title="GPUs the driver sees")
+def inventory(facts, ctx) -> Outcome:
+    """What it checks: the GPUs the driver reports (NVML, then nvidia-smi) with name, bus id, memory,
+    compute capability and the highest CUDA version the driver supports; and that every NVIDIA GPU on
+    the PCI bus is among them.
+
+    Why it matters: a GPU on the bus that the driver does not list is unusable (a failed initialisation,
+    a GPU fallen off the bus, insufficient power, firmware settings such as Above-4G decoding / Resizable
+    BAR). The compute capability decides which framework builds can run on it.
+
+    How to fix: for a missing GPU, read the kernel log (`sudo dmesg | grep NVRM`) for RmInitAdapter
+    failures or Xid errors, reseat it and check its power; enable Above 4G decoding in the BIOS.
+    """
+    gpus = facts.gpus
+    driver = facts.driver
+    records = [gpu_record(g, driver) for g in gpus]
+    data = {"gpus": records, "cuda_driver_max": driver.cuda_max, "cuda_driver_max_source": driver.cuda_max_source}
+    if not gpus:
+        return not_applicable("the driver reports no GPU", data)
+    lines = []
+    for gpu in gpus:
+        capability = f"compute {gpu.compute_capability}" if gpu.compute_capability else "compute capability unknown"
+        lines.append(f"GPU {gpu.index}: {gpu.name or 'unknown'} ({_memory(gpu)}, {capability})")
+    cuda = f"; driver supports CUDA ≤ {driver.cuda_max}" if driver.cuda_max else ""
+    summary = f"{len(gpus)} GPU{'s' if len(gpus) != 1 else ''}: " + "; ".join(lines) + cuda
+    findings = []
+    on_bus = {d.address for d in facts.pci_gpus}
+    seen = {g.bus_id for g in gpus if g.bus_id}
+    missing = sorted(on_bus - seen) if seen else []
+    if missing:
+        findings.append(Finding(Severity.PROBLEM, f"{len(missing)} NVIDIA GPU(s) on the bus are not visible to the "
+                                f"driver: {', '.join(missing)}",
+                                Fix("Read the kernel log for the reason, reseat the card and check its power; "
+                                    "enable Above 4G decoding / Resizable BAR in the BIOS.",
+                                    ("sudo dmesg | grep -E 'NVRM|Xid'",), needs_root=True),
+                                ("pci-devices.json", "nvml.json", "nvidia-smi-q-x.xml")))
+    if driver.cuda_max_source == "knowledge base":
+        findings.append(Finding(Severity.INFO, f"highest CUDA version ({driver.cuda_max}) taken from the knowledge "
+                                "base for this driver version; the evidence did not report it"))
+    for gpu in gpus:
+        if gpu.compute_capability_source == "knowledge base":
+            findings.append(Finding(Severity.INFO, f"GPU {gpu.index}: compute capability {gpu.compute_capability} "
+                                    "from the knowledge base (by name)"))
+    return Outcome(summary, findings, data)
+
+
+@check("GPU002", area="gpus", title="Compute mode allows CUDA programs")
+def compute_mode(facts, ctx) -> Outcome:
+    """What it checks: each GPU's compute mode (Default, Exclusive_Process, Prohibited).
+
+    Why it matters: Prohibited refuses every CUDA context; Exclusive_Process allows one process at a
+    time, so a second program fails with "all CUDA-capable devices are busy or unavailable" (cudaError 46).
+
+    How to fix: `sudo nvidia-smi -i <index> -c DEFAULT` (an administrator may have set it on purpose on
+    shared nodes).
+    """
+    gpus = [g for g in facts.gpus if g.compute_mode]
+    if not gpus:
+        return not_applicable("no compute mode reported")
+    findings = []
+    for gpu in gpus:
+        mode = gpu.compute_mode.replace(" ", "_")
+        fix = Fix("Set the compute mode back to Default (shared).", (f"sudo nvidia-smi -i {gpu.index} -c DEFAULT",),
+                  needs_root=True)
+        if mode.lower() == "prohibited":
+            findings.append(Finding(Severity.PROBLEM, f"GPU {gpu.index} is in Prohibited compute mode: no CUDA "
+                                    "program may use it", fix, ("nvml.json", "nvidia-smi-q-x.xml")))
+        elif mode.lower().startswith("exclusive"):
+            findings.append(Finding(Severity.WARNING, f"GPU {gpu.index} is in {mode} mode: one CUDA process at a "
+                                    "time; others fail with 'all CUDA-capable devices are busy or unavailable'",
+                                    fix, ("nvml.json", "nvidia-smi-q-x.xml")))
+    modes = sorted({g.compute_mode for g in gpus})
+    summary = "compute mode " + ", ".join(modes)
+    return Outcome(summary, findings, {"modes": {g.index: g.compute_mode for g in gpus}})
+
+
+@check("GPU003", area="gpus", title="MIG mode")
+def mig_mode(facts, ctx) -> Outcome:
+    """What it checks: whether Multi-Instance GPU (MIG) is enabled on each GPU, which MIG devices exist,
+    and whether a MIG mode change is pending.
+
+    Why it matters: with MIG on, CUDA sees MIG instances, not the whole GPU, and one process can use only
+    one instance: `torch.cuda.device_count()` is 1 however many instances exist. A pending change takes
+    effect only after a GPU reset.
+
+    How to fix: select an instance with `CUDA_VISIBLE_DEVICES=MIG-<uuid>` (one process per instance);
+    apply a pending mode change with `sudo nvidia-smi -i <index> -r` (no process may use the GPU).
+    """
+    gpus = [g for g in facts.gpus if g.mig_mode_current]
+    if not gpus:
+        return not_applicable("MIG not supported or not reported")
+    findings = []
+    enabled = [g for g in gpus if g.mig_mode_current == "Enabled"]
+    for gpu in gpus:
+        if gpu.mig_mode_pending and gpu.mig_mode_pending != gpu.mig_mode_current:
+            findings.append(Finding(Severity.WARNING, f"GPU {gpu.index}: MIG mode change to {gpu.mig_mode_pending} "
+                                    "is pending until the GPU is reset",
+                                    Fix("Reset the GPU (stop every process using it first).",
+                                        (f"sudo nvidia-smi -i {gpu.index} -r",), needs_root=True)))
+    for gpu in enabled:
+        profiles = ", ".join(d.profile or "?" for d in gpu.mig_devices) or "no instance listed"
+        findings.append(Finding(Severity.INFO, f"GPU {gpu.index}: MIG enabled ({profiles}); a CUDA process sees "
+                                "one MIG instance — pick it with CUDA_VISIBLE_DEVICES=MIG-<uuid> "
+                                "(see `nvidia-smi -L`)"))
+    summary = (f"MIG enabled on {len(enabled)} of {len(gpus)} GPU(s)" if enabled
+               else f"MIG disabled on {len(gpus)} GPU(s)")
+    return Outcome(summary, findings, {"enabled": [g.index for g in enabled],
+                                       "mig_devices": {g.index: len(g.mig_devices) for g in enabled}})

@@ -1,0 +1,110 @@
+"""PCI bus checks: is there an NVIDIA GPU at all, and which kernel driver holds it."""
+
+from __future__ import annotations
+
+from collections import Counter
+
+from gpudoctor.api import Finding, Fix, Severity, check, not_applicable, ok, warning
+from gpudoctor.results import Outcome
+
+from gpudoctor_checks import _fixes
+
+_VM_VENDORS = ("qemu", "kvm", "vmware", "virtualbox", "xen", "amazon ec2", "google", "microsoft corporation",
+               "openstack", "bochs", "red hat", "standard pc")
+
+
+def _describe(device) -> str:
+    return device.description or (f"[10de:{device.device_id}]" if device.device_id else "NVIDIA device")
+
+
+def _looks_like_vm(dmi: dict) -> str | None:
+    text = " ".join(str(v) for v in dmi.values() if v).lower()
+    return text if any(v in text for v in _VM_VENDORS) else None
+
+
+@check("PCI001", area="pci", title="NVIDIA GPU on the PCI bus")
+def gpu_on_bus(facts, ctx) -> Outcome:
+    """What it checks: whether an NVIDIA display or 3D controller is on the PCI bus, read from sysfs (and
+    lspci where present). This works with no driver installed at all.
+
+    Why it matters: everything else depends on it. "GPUs on the bus but no driver" is fixed by installing
+    a driver; "no GPU on the bus" is fixed only by the machine (a GPU instance type, PCI passthrough, a
+    container started with GPU access).
+
+    How to fix: on a cloud VM, pick a GPU instance type; on a hypervisor, pass the GPU through to the VM;
+    in a container, start it with GPU access (`docker run --gpus all ...`); on bare metal, reseat the card
+    and check its power cables.
+    """
+    if facts.container.wsl and facts.container.wsl_version == 2:
+        return not_applicable("WSL2 exposes the GPU through /dev/dxg, not the PCI bus")
+    if not facts.pci_scan_available:
+        return not_applicable("PCI bus not read (sysfs and lspci not collected)")
+    gpus = facts.pci_gpus
+    if gpus:
+        names = Counter(_describe(d) for d in gpus)
+        listing = ", ".join(f"{n}× {name}" if n > 1 else name for name, n in names.items())
+        noun = "GPU" if len(gpus) == 1 else "GPUs"
+        return ok(f"{len(gpus)} NVIDIA {noun} on the bus: {listing}",
+                  data={"count": len(gpus), "devices": [
+                      {"address": d.address, "device_id": d.device_id, "description": d.description,
+                       "driver": d.driver, "numa_node": d.numa_node} for d in gpus]})
+    where = "this machine"
+    fix = Fix("Run on a machine that has an NVIDIA GPU: choose a GPU instance type on a cloud, or pass the "
+              "GPU through to this VM.")
+    if facts.container.in_container:
+        where = f"this {facts.container.runtime} container"
+        fix = Fix("Start the container with GPU access (needs the NVIDIA Container Toolkit on the host).",
+                  ("docker run --gpus all ...  # or: podman run --device nvidia.com/gpu=all ...",))
+    vm = _looks_like_vm(facts.dmi)
+    detail = f" (a virtual machine: {vm.strip()} — no GPU passed through)" if vm and not facts.container.in_container \
+        else ""
+    return warning(f"No NVIDIA GPU on the PCI bus of {where}{detail}", fix=fix,
+                   evidence=["pci-devices.json", "lspci.txt"], data={"count": 0})
+
+
+@check("PCI002", area="pci", title="Kernel driver bound to each GPU")
+def driver_bound(facts, ctx) -> Outcome:
+    """What it checks: which kernel driver owns each NVIDIA GPU on the bus (sysfs `driver` link, lspci
+    "Kernel driver in use").
+
+    Why it matters: CUDA works only when the `nvidia` driver owns the GPU. No driver means it isn't
+    installed or failed to load; `nouveau` (the open-source display driver) blocks the NVIDIA driver;
+    `vfio-pci` means the GPU is reserved for passthrough to a virtual machine.
+
+    How to fix: install and load the NVIDIA driver; blacklist nouveau and reboot; or unbind vfio-pci if
+    the GPU is meant for this host.
+    """
+    gpus = facts.pci_gpus
+    if not facts.pci_scan_available:
+        return not_applicable("PCI bus not read (sysfs and lspci not collected)")
+    if not gpus:
+        return not_applicable("no NVIDIA GPU on the bus")
+    findings = []
+    by_driver = Counter(d.driver or "none" for d in gpus)
+    for device in gpus:
+        if device.driver == "nvidia":
+            continue
+        if device.driver is None:
+            fix = (_fixes.load_kernel_module() if facts.driver.userspace_version
+                   else _fixes.install_driver(facts.os_release))
+            findings.append(Finding(Severity.PROBLEM, f"{device.address} ({_describe(device)}) has no kernel driver "
+                                    "bound: the NVIDIA driver is not installed or not loaded", fix,
+                                    ("pci-devices.json",)))
+        elif device.driver == "nouveau":
+            findings.append(Finding(Severity.PROBLEM, f"{device.address} is held by nouveau, the open-source "
+                                    "display driver; CUDA needs the NVIDIA driver",
+                                    _fixes.blacklist_nouveau(facts.os_release), ("pci-devices.json",)))
+        elif device.driver.startswith("vfio"):
+            findings.append(Finding(Severity.WARNING, f"{device.address} is bound to {device.driver}: reserved "
+                                    "for passthrough to a virtual machine, unusable on this host",
+                                    Fix("If the GPU is meant for this host, remove it from the vfio-pci ids "
+                                        "(kernel command line or /etc/modprobe.d) and reboot.", needs_root=True),
+                                    ("pci-devices.json",)))
+        else:
+            findings.append(Finding(Severity.WARNING, f"{device.address} is bound to {device.driver}, "
+                                    "not to nvidia", None, ("pci-devices.json",)))
+    summary = ", ".join(f"{n} on {drv}" for drv, n in by_driver.items())
+    data = {"drivers": dict(by_driver)}
+    if not findings:
+        return ok(f"every GPU is driven by nvidia ({len(gpus)})", data=data)
+    return Outcome(f"GPU drivers: {summary}", findings, data)

@@ -1,0 +1,236 @@
+"""What each command does: wire evidence -> facts -> checks -> results -> renderers.
+
+Errors a person can fix (an unreadable snapshot, a path we must not overwrite,
+an unknown check code) become one line on stderr and exit code 2; anything
+else that breaks is gpudoctor's own fault: exit code 3.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+import time
+import traceback
+from typing import Any, Callable
+
+from gpudoctor import __version__
+from gpudoctor.results import EXIT_INTERNAL, EXIT_OK, EXIT_USAGE, Report
+
+
+class UsageError(Exception):
+    """A problem with what the user asked for; the message is one line."""
+
+
+def _fail(message: str) -> int:
+    sys.stderr.write(f"gpudoctor: error: {message}\n")
+    return EXIT_USAGE
+
+
+def _guarded(command: Callable[[Any], int]) -> Callable[[Any], int]:
+    def run(args: Any) -> int:
+        from gpudoctor.evidence.snapshot import SnapshotError
+
+        try:
+            return command(args)
+        except (UsageError, SnapshotError) as exc:
+            return _fail(str(exc))
+        except BrokenPipeError:
+            return EXIT_OK
+        except Exception:  # noqa: BLE001 - our own bug: say so plainly, keep the traceback
+            sys.stderr.write("gpudoctor: internal error (please report it):\n" + traceback.format_exc())
+            return EXIT_INTERNAL
+
+    return run
+
+
+def _driver_words(driver) -> str | None:
+    if driver.kernel_module_loaded:
+        return driver.kernel_version
+    if driver.userspace_version:
+        return f"not loaded (user space {driver.userspace_version} installed)"
+    return None
+
+
+def _machine_summary(facts, collect_s: float | None) -> dict[str, Any]:
+    from gpudoctor_checks.gpus import gpu_record
+
+    os_release = facts.os_release
+    driver = facts.driver
+    return {
+        "os": os_release.pretty_name if os_release else None,
+        "kernel": facts.uname,
+        "gpus": [gpu_record(g, driver) for g in facts.gpus],
+        "gpus_on_bus": len(facts.pci_gpus),
+        "driver_version": _driver_words(driver),
+        "cuda_driver_max": driver.cuda_max if driver.kernel_module_loaded or facts.container.wsl else None,
+        "container": facts.container.runtime,
+        "wsl": facts.container.wsl_version if facts.container.wsl else None,
+        "collect_duration_s": round(collect_s, 3) if collect_s is not None else None,
+    }
+
+
+def _options(args: Any) -> dict[str, Any]:
+    return {
+        "require_gpu": args.require_gpu,
+        "min_gpus": args.min_gpus,
+        "min_compute_capability": args.min_compute_capability,
+        "min_gpu_memory": args.min_gpu_memory,
+        "min_driver": args.min_driver,
+        "cuda": args.cuda,
+    }
+
+
+def build_report(evidence, options: dict[str, Any], select=None, ignore=None,
+                 collect_s: float | None = None) -> tuple[Report, list[str]]:
+    """Run every selected check over the evidence; returns the report and plugin load errors."""
+    from gpudoctor.api import CheckContext
+    from gpudoctor.facts.facts import Facts
+    from gpudoctor.registry import load_registry
+    from gpudoctor.runner import run_checks, selected_checks
+
+    registry = load_registry()
+    for patterns, flag in ((select, "--select"), (ignore, "--ignore")):
+        for pattern in patterns or []:
+            if not any(c.code.startswith(pattern) for c in registry.checks):
+                raise UsageError(f"{flag} {pattern} matches no check (see 'gpudoctor list-checks')")
+    facts = Facts(evidence)
+    results = run_checks(selected_checks(registry, select, ignore), facts, CheckContext(options))
+    source = dict(evidence.origin) or {"kind": "live"}
+    try:
+        machine = _machine_summary(facts, collect_s)
+    except Exception as exc:  # noqa: BLE001 - the checks already recorded whatever broke; keep the report
+        machine = {"error": f"{type(exc).__name__}: {exc}"}
+    report = Report(results=results, source=source, machine=machine)
+    return report, registry.load_errors
+
+
+def _write_junit(report: Report, path: str, force: bool, warnings_as_failures: bool) -> None:
+    from gpudoctor.render.junit import render_junit
+
+    if os.path.exists(path) and not force:
+        try:
+            with open(path, encoding="utf-8", errors="replace") as handle:
+                ours = 'testsuites name="gpudoctor"' in handle.read(4096)
+        except OSError:
+            ours = False
+        if not ours:
+            raise UsageError(f"{path} exists and is not a gpudoctor JUnit report; pass --force to replace it")
+    text = render_junit(report, warnings_as_failures=warnings_as_failures)
+    try:
+        with open(path, "w", encoding="utf-8") as handle:
+            handle.write(text)
+    except OSError as exc:
+        raise UsageError(f"cannot write {path}: {exc.strerror or exc}") from None
+
+
+def _use_color(stream) -> bool:
+    return bool(getattr(stream, "isatty", lambda: False)()) and not os.environ.get("NO_COLOR")
+
+
+@_guarded
+def cmd_check(args: Any) -> int:
+    collect_s = None
+    if args.from_path:
+        from gpudoctor.evidence.snapshot import read_snapshot
+
+        evidence = read_snapshot(args.from_path)
+    else:
+        from gpudoctor.evidence.collect import collect
+
+        started = time.perf_counter()
+        evidence = collect(timeout=args.timeout)
+        collect_s = time.perf_counter() - started
+    report, load_errors = build_report(evidence, _options(args), args.select, args.ignore, collect_s)
+    for error in load_errors:
+        sys.stderr.write(f"gpudoctor: warning: {error}\n")
+    exit_code = report.exit_code(args.fail_on)
+    if args.junit_xml:
+        _write_junit(report, args.junit_xml, args.force, args.fail_on == "warning")
+    if args.format == "json":
+        from gpudoctor.render.json_report import render_json
+
+        sys.stdout.write(render_json(report, exit_code) + "\n")
+    elif args.format == "markdown":
+        from gpudoctor.render.markdown import render_markdown
+
+        sys.stdout.write(render_markdown(report, redact=not args.no_redact))
+    else:
+        from gpudoctor.render.terminal import render_terminal
+
+        sys.stdout.write(render_terminal(report, verbose=args.verbose, color=_use_color(sys.stdout)))
+    sys.stdout.flush()
+    return exit_code
+
+
+def _default_snapshot_name() -> str:
+    return time.strftime("gpudoctor-snapshot-%Y%m%d-%H%M%S.tar.gz")
+
+
+@_guarded
+def cmd_collect(args: Any) -> int:
+    from gpudoctor.evidence.collect import collect
+    from gpudoctor.evidence.snapshot import write_snapshot
+
+    path = args.output or _default_snapshot_name()
+    if os.path.lexists(path) and not args.force:
+        raise UsageError(f"{path} already exists; choose another path or pass --force to replace it")
+    started = time.perf_counter()
+    evidence = collect(timeout=args.timeout)
+    elapsed = time.perf_counter() - started
+    write_snapshot(evidence, path, redacted=not args.no_redact, force=args.force)
+    failed = [item.name for item in evidence.items.values() if item.error]
+    present = sum(1 for item in evidence.items.values() if item.text is not None)
+    sys.stderr.write(f"Wrote {path}: {present} of {len(evidence.items)} sources in {elapsed:.2f} s"
+                     + (" (UUIDs and serials redacted)" if not args.no_redact else "") + ".\n")
+    if failed:
+        sys.stderr.write(f"Not available here (recorded in manifest.json): {', '.join(failed)}\n")
+    sys.stderr.write(f"Diagnose it anywhere with: gpudoctor check --from {path}\n")
+    return EXIT_OK
+
+
+@_guarded
+def cmd_list_checks(args: Any) -> int:
+    from gpudoctor.registry import load_registry
+
+    registry = load_registry()
+    if args.format == "json":
+        rows = [{"code": c.code, "area": c.area, "title": c.title, "module": c.module} for c in registry.checks]
+        sys.stdout.write(json.dumps(rows, indent=2) + "\n")
+    else:
+        width = max((len(c.code) for c in registry.checks), default=6)
+        for spec in registry.checks:
+            sys.stdout.write(f"{spec.code:<{width}}  {spec.area:<12} {spec.title}\n")
+    for error in registry.load_errors:
+        sys.stderr.write(f"gpudoctor: warning: {error}\n")
+    return EXIT_OK
+
+
+@_guarded
+def cmd_explain(args: Any) -> int:
+    from gpudoctor.registry import load_registry
+
+    spec = load_registry().by_code(args.code)
+    if spec is None:
+        raise UsageError(f"unknown check code {args.code!r} (see 'gpudoctor list-checks')")
+    sys.stdout.write(f"{spec.code}: {spec.title}  [area: {spec.area}]\n\n{spec.doc}\n")
+    return EXIT_OK
+
+
+@_guarded
+def cmd_schema(args: Any) -> int:
+    from gpudoctor.render.json_report import load_schema
+
+    sys.stdout.write(json.dumps(load_schema(), indent=2) + "\n")
+    return EXIT_OK
+
+
+COMMANDS: dict[str, Callable[[Any], int]] = {
+    "check": cmd_check,
+    "collect": cmd_collect,
+    "list-checks": cmd_list_checks,
+    "explain": cmd_explain,
+    "schema": cmd_schema,
+}
+
+__all__ = ["COMMANDS", "build_report", "UsageError", "__version__"]

@@ -1,0 +1,153 @@
+"""Command-line interface: argument parsing only; each command's work lives in ``gpudoctor.app``.
+
+Kept light on purpose: ``gpudoctor --version`` and ``--help`` import nothing but
+argparse, so they answer as fast as Python starts.
+"""
+
+from __future__ import annotations
+
+import argparse
+import re
+import sys
+
+from gpudoctor import __version__
+
+EXIT_USAGE = 2
+
+
+class _Parser(argparse.ArgumentParser):
+    """argparse, but bad usage is one clear line on stderr and exit code 2."""
+
+    def error(self, message: str) -> None:  # type: ignore[override]
+        sys.stderr.write(f"{self.prog}: error: {message} (see '{self.prog} --help')\n")
+        sys.exit(EXIT_USAGE)
+
+
+def _version_text(value: str, what: str, pattern: str) -> str:
+    if not re.fullmatch(pattern, value.strip()):
+        raise argparse.ArgumentTypeError(f"{value!r} is not a {what}")
+    return value.strip()
+
+
+def _compute_capability(value: str) -> str:
+    return _version_text(value, "compute capability like 8.0", r"\d{1,2}\.\d")
+
+
+def _driver_version(value: str) -> str:
+    return _version_text(value, "driver version like 535.104.05", r"\d{2,4}(\.\d{1,3}){0,2}")
+
+
+def _cuda_version(value: str) -> str:
+    return _version_text(value, "CUDA version like 12.4", r"\d{1,2}\.\d{1,2}(\.\d{1,3})?")
+
+
+def _positive_float(value: str) -> float:
+    try:
+        number = float(value)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{value!r} is not a number") from None
+    if not number > 0:
+        raise argparse.ArgumentTypeError(f"{value!r} must be greater than 0")
+    return number
+
+
+def _positive_int(value: str) -> int:
+    try:
+        number = int(value)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{value!r} is not a whole number") from None
+    if number < 1:
+        raise argparse.ArgumentTypeError(f"{value!r} must be at least 1")
+    return number
+
+
+def _codes(value: str) -> list[str]:
+    codes = [c.strip().upper() for c in value.split(",") if c.strip()]
+    for code in codes:
+        if not re.fullmatch(r"[A-Z][A-Z0-9]*", code):
+            raise argparse.ArgumentTypeError(f"{code!r} is not a check code or code prefix")
+    return codes
+
+
+def _add_timeout(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--timeout", type=_positive_float, default=10.0, metavar="SECONDS",
+                        help="limit for each external command, e.g. a hanging nvidia-smi (default: 10)")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = _Parser(
+        prog="gpudoctor",
+        description="Check that a GPU machine's NVIDIA stack is wired up right, and say exactly what to fix.",
+        epilog="Exit codes: 0 no problems (warnings allowed), 1 problems found, 2 bad usage or unreadable input, "
+               "3 gpudoctor itself failed. Run 'gpudoctor COMMAND --help' for a command's options.",
+    )
+    parser.add_argument("--version", action="version", version=f"gpudoctor {__version__}")
+    commands = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
+
+    check = commands.add_parser(
+        "check", help="inspect this machine (or a snapshot) and report",
+        description="Inspect the NVIDIA stack of this machine, or of a snapshot with --from, and report "
+                    "each check with a fix for whatever is wrong.")
+    check.add_argument("--from", dest="from_path", metavar="PATH",
+                       help="diagnose a snapshot (directory, .tar.gz, or a single evidence file) instead of this "
+                            "machine")
+    check.add_argument("--format", choices=("text", "json", "markdown"), default="text",
+                       help="output format on stdout (default: text; markdown is redacted for pasting into an issue)")
+    check.add_argument("-v", "--verbose", action="store_true", help="show details, evidence, timings and tracebacks")
+    check.add_argument("--junit-xml", metavar="PATH", help="also write a JUnit XML report to PATH")
+    check.add_argument("--force", action="store_true", help="overwrite an existing --junit-xml file that gpudoctor "
+                                                            "did not write")
+    check.add_argument("--no-redact", action="store_true", help="keep GPU UUIDs and serials in Markdown output")
+    check.add_argument("--fail-on", choices=("problem", "warning"), default="problem",
+                       help="exit 1 on problems only (default) or on warnings too")
+    check.add_argument("--select", type=_codes, action="extend", metavar="CODES",
+                       help="run only these checks (comma-separated codes or prefixes, e.g. DRV,CUDA002)")
+    check.add_argument("--ignore", type=_codes, action="extend", metavar="CODES",
+                       help="skip these checks (codes or prefixes)")
+    gates = check.add_argument_group("preflight gates (each unmet gate is a problem)")
+    gates.add_argument("--require-gpu", action="store_true", help="at least one usable NVIDIA GPU")
+    gates.add_argument("--min-gpus", type=_positive_int, metavar="N", help="at least N usable GPUs")
+    gates.add_argument("--min-compute-capability", type=_compute_capability, metavar="X.Y",
+                       help="every GPU at least this compute capability")
+    gates.add_argument("--min-gpu-memory", type=_positive_float, metavar="GIB", help="every GPU at least GIB memory")
+    gates.add_argument("--min-driver", type=_driver_version, metavar="VERSION", help="driver at least VERSION")
+    gates.add_argument("--cuda", type=_cuda_version, metavar="X.Y", help="the driver must be able to run CUDA X.Y")
+    _add_timeout(check)
+
+    collect = commands.add_parser(
+        "collect", help="write a snapshot of this machine's evidence",
+        description="Write the raw evidence (one file per source, plus manifest.json) so someone else can run "
+                    "'gpudoctor check --from' on it. GPU UUIDs and serials are redacted unless --no-redact.")
+    collect.add_argument("-o", "--output", metavar="PATH",
+                         help="directory to create, or a file ending in .tar.gz "
+                              "(default: gpudoctor-snapshot-<date>.tar.gz here)")
+    collect.add_argument("--no-redact", action="store_true", help="keep GPU UUIDs and serial numbers")
+    collect.add_argument("--force", action="store_true", help="replace PATH if it exists")
+    _add_timeout(collect)
+
+    list_checks = commands.add_parser("list-checks", help="list every check with its code",
+                                      description="List every check (built-in and plugins) with code, area and title.")
+    list_checks.add_argument("--format", choices=("text", "json"), default="text")
+
+    explain = commands.add_parser("explain", help="explain a check: what, why, how to fix",
+                                  description="Print a check's documentation: what it checks, why it matters, how "
+                                              "to fix it.")
+    explain.add_argument("code", help="check code, e.g. DRV002")
+
+    commands.add_parser("schema", help="print the JSON Schema of 'check --format json'",
+                        description="Print the JSON Schema that 'gpudoctor check --format json' output follows.")
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = build_parser().parse_args(sys.argv[1:] if argv is None else argv)
+    if args.command is None:
+        build_parser().print_help()
+        return EXIT_USAGE
+    from gpudoctor import app
+
+    try:
+        return app.COMMANDS[args.command](args)
+    except KeyboardInterrupt:
+        sys.stderr.write("gpudoctor: interrupted\n")
+        return 130

@@ -1,0 +1,49 @@
+"""Facts from ``device-nodes.json``: the /dev/nvidia* nodes CUDA opens."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from typing import Any
+
+
+@dataclass
+class DeviceNode:
+    path: str
+    char_device: bool | None = None
+    mode: str | None = None
+    readable: bool | None = None
+    writable: bool | None = None
+
+
+@dataclass
+class DeviceNodeFacts:
+    collected: bool = False
+    nodes: dict[str, DeviceNode] = field(default_factory=dict)
+    uid: int | None = None
+
+    def gpu_nodes(self) -> list[DeviceNode]:
+        """/dev/nvidia0, /dev/nvidia1, ... (one per GPU)."""
+        return [n for p, n in sorted(self.nodes.items()) if re.fullmatch(r"/dev/nvidia\d+", p)]
+
+
+def parse_device_nodes(data: Any) -> DeviceNodeFacts:
+    facts = DeviceNodeFacts()
+    if not isinstance(data, dict):
+        return facts
+    facts.collected = True
+    uid = data.get("uid")
+    facts.uid = uid if isinstance(uid, int) and not isinstance(uid, bool) else None
+    nodes = data.get("nodes") if isinstance(data.get("nodes"), dict) else {}
+    for path, record in nodes.items():
+        if not isinstance(path, str) or not isinstance(record, dict):
+            continue
+
+        def flag(key: str) -> bool | None:
+            value = record.get(key)
+            return value if isinstance(value, bool) else None
+
+        facts.nodes[path] = DeviceNode(path=path, char_device=flag("char_device"),
+                                       mode=record.get("mode") if isinstance(record.get("mode"), str) else None,
+                                       readable=flag("readable"), writable=flag("writable"))
+    return facts

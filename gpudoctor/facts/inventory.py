@@ -1,0 +1,120 @@
+"""Merge what NVML, ``nvidia-smi -q -x`` and the plain table say into one view.
+
+Precedence: NVML (typed values straight from the driver), then the XML query,
+then the table (which truncates names on old drivers).  A value one source
+lacks is taken from the next; the knowledge base fills what none reported
+(compute capability from the GPU name, the highest CUDA from the driver
+version) and the ``*_source`` fields say so.
+"""
+
+from __future__ import annotations
+
+import copy
+import dataclasses
+from typing import TYPE_CHECKING
+
+from gpudoctor import kb
+from gpudoctor.facts.model import GpuInfo
+
+if TYPE_CHECKING:
+    from gpudoctor.facts.facts import DriverFacts, Facts
+
+
+def _key(gpu: GpuInfo) -> str | None:
+    return gpu.bus_id or (f"index:{gpu.index}" if gpu.index is not None else None)
+
+
+def _fill(target: GpuInfo, other: GpuInfo) -> None:
+    for item in dataclasses.fields(GpuInfo):
+        if item.name == "mig_devices":
+            if not target.mig_devices and other.mig_devices:
+                target.mig_devices = list(other.mig_devices)
+            continue
+        if getattr(target, item.name) is None and getattr(other, item.name) is not None:
+            setattr(target, item.name, getattr(other, item.name))
+
+
+def merge_inventory(facts: "Facts") -> list[GpuInfo]:
+    sources: list[list[GpuInfo]] = []
+    if facts.nvml.init_ok and facts.nvml.gpus:
+        sources.append(facts.nvml.gpus)
+    if facts.smi_xml and facts.smi_xml.gpus:
+        sources.append(facts.smi_xml.gpus)
+    if facts.smi_text and facts.smi_text.gpus:
+        sources.append(facts.smi_text.gpus)
+    if facts.smi_list:
+        sources.append(facts.smi_list)
+    if not sources:
+        return []
+    merged = [copy.deepcopy(g) for g in sources[0]]
+    for position, gpu in enumerate(merged):
+        if gpu.index is None:
+            gpu.index = position
+    for other_list in sources[1:]:
+        by_key = {_key(g): g for g in other_list if _key(g)}
+        by_index = {g.index: g for g in other_list if g.index is not None}
+        for gpu in merged:
+            other = by_key.get(_key(gpu)) or by_index.get(gpu.index)
+            if other is not None:
+                _fill(gpu, other)
+    for gpu in merged:
+        if gpu.compute_capability is None and gpu.name:
+            known = kb.compute_capability_for_name(gpu.name)
+            if known:
+                gpu.compute_capability = known.compute_capability
+                gpu.compute_capability_source = "knowledge base"
+                gpu.architecture = gpu.architecture or known.architecture
+    return merged
+
+
+def merge_driver(facts: "Facts") -> "DriverFacts":
+    from gpudoctor.facts.facts import DriverFacts
+
+    driver = DriverFacts()
+    modules = facts.loaded_modules or {}
+    module = facts.kernel_module
+    driver.kernel_version = (module.version if module else None) or facts.sys_module_version
+    driver.kernel_flavor = module.flavor if module else None
+    driver.kernel_module_loaded = bool(driver.kernel_version) or "nvidia" in modules
+    driver.nouveau_loaded = "nouveau" in modules or any(d.driver == "nouveau" for d in facts.pci_devices)
+    driver.library_versions = list(facts.driver_libraries.get("libnvidia-ml", []))
+
+    smi_error = facts.smi_text.error if facts.smi_text else None
+    # NVML initialising, or nvidia-smi listing GPUs, proves the module is loaded; their driver
+    # version is the module's own (NVML asks the kernel for it).
+    answered = [report for report in (facts.smi_xml, facts.smi_text)
+                if report and report.driver_version and report.gpus]
+    if facts.nvml.init_ok and facts.nvml.driver_version:
+        driver.kernel_module_loaded = True
+        driver.kernel_version = driver.kernel_version or facts.nvml.driver_version
+    elif answered:
+        driver.kernel_module_loaded = True
+        driver.kernel_version = driver.kernel_version or answered[0].driver_version
+    candidates = [
+        (facts.nvml.driver_version, "NVML"),
+        (facts.smi_xml.driver_version if facts.smi_xml else None, "nvidia-smi -q -x"),
+        (facts.smi_text.driver_version if facts.smi_text else None, "nvidia-smi"),
+        (smi_error.detail if smi_error and smi_error.kind == "version_mismatch" else None,
+         "nvidia-smi (NVML library version)"),
+        (driver.library_versions[0] if driver.library_versions else None, "libnvidia-ml file name"),
+    ]
+    for version, source in candidates:
+        if version:
+            driver.userspace_version, driver.userspace_source = version, source
+            break
+
+    cuda_candidates = [
+        (facts.nvml.cuda_driver_version, "NVML"),
+        (facts.smi_xml.cuda_version if facts.smi_xml else None, "nvidia-smi -q -x"),
+        (facts.smi_text.cuda_version if facts.smi_text else None, "nvidia-smi"),
+    ]
+    for version, source in cuda_candidates:
+        if version:
+            driver.cuda_max, driver.cuda_max_source = version, source
+            break
+    else:
+        version = driver.kernel_version or driver.userspace_version
+        if version and driver.kernel_flavor != "l4t":
+            driver.cuda_max = kb.max_cuda_for_driver(version)
+            driver.cuda_max_source = "knowledge base" if driver.cuda_max else None
+    return driver

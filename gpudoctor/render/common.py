@@ -1,0 +1,157 @@
+"""What every renderer agrees on: area order and names, counts wording, text of a finding.
+
+Kept here so the terminal, Markdown and JUnit outputs group, name and count
+things identically.  Standard library only: importing a renderer must stay cheap
+(the terminal's plain path in particular must never pull in rich).
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any, Iterable
+
+from gpudoctor.results import CheckResult, Finding, Report, Severity, Status
+
+# Built-in areas, in the order a person debugging a GPU machine reads them:
+# bottom of the stack (the bus) first, then upwards.  Unknown areas (plugins)
+# come after, titled by their own area string.
+AREA_TITLES: dict[str, str] = {
+    "pci": "PCI bus",
+    "driver": "NVIDIA driver",
+    "nvml": "NVML",
+    "gpus": "GPUs",
+    "cuda": "CUDA toolkit",
+    "cudnn": "cuDNN",
+    "devices": "Device nodes",
+    "environment": "Environment",
+    "gates": "Preflight gates",
+    "collection": "Evidence collection",
+}
+
+# Order of statuses in summaries (and the JSON counts object).
+STATUS_ORDER: tuple[Status, ...] = (
+    Status.OK, Status.WARNING, Status.PROBLEM, Status.NOT_APPLICABLE, Status.CRASHED,
+)
+
+# Singular / plural wording of each status in a summary line.
+_STATUS_WORDS: dict[Status, tuple[str, str]] = {
+    Status.OK: ("ok", "ok"),
+    Status.WARNING: ("warning", "warnings"),
+    Status.PROBLEM: ("problem", "problems"),
+    Status.NOT_APPLICABLE: ("not applicable", "not applicable"),
+    Status.CRASHED: ("crashed", "crashed"),
+}
+
+# "Worst" for the JSON summary: a problem outranks a crash (as in the exit
+# code), and anything outranks "not applicable".
+_WORST_RANK: dict[Status, int] = {
+    Status.NOT_APPLICABLE: 0,
+    Status.OK: 1,
+    Status.WARNING: 2,
+    Status.CRASHED: 3,
+    Status.PROBLEM: 4,
+}
+
+NEEDS_ROOT = "(needs root)"
+
+
+def area_title(area: str) -> str:
+    return AREA_TITLES.get(area, area)
+
+
+def group_by_area(results: Iterable[CheckResult]) -> list[tuple[str, list[CheckResult]]]:
+    """Results grouped by area: known areas in their fixed order, then the rest
+    in order of first appearance; checks keep their run order within an area."""
+    groups: dict[str, list[CheckResult]] = {}
+    for result in results:
+        groups.setdefault(result.area, []).append(result)
+    known = [a for a in AREA_TITLES if a in groups]
+    unknown = [a for a in groups if a not in AREA_TITLES]
+    return [(area, groups[area]) for area in known + unknown]
+
+
+def worst_status(results: Iterable[CheckResult]) -> Status:
+    statuses = [r.status for r in results]
+    if not statuses:
+        return Status.OK
+    return max(statuses, key=lambda s: _WORST_RANK[s])
+
+
+def summary_counts_text(report: Report) -> str:
+    """'12 ok, 2 warnings, 1 problem, 5 not applicable, 0 crashed'."""
+    counts = report.counts()
+    parts = []
+    for status in STATUS_ORDER:
+        n = counts[status.value]
+        singular, plural = _STATUS_WORDS[status]
+        parts.append(f"{n} {singular if n == 1 else plural}")
+    return ", ".join(parts)
+
+
+def source_description(source: dict[str, Any]) -> str:
+    kind = source.get("kind")
+    if kind == "live":
+        return "live machine"
+    if kind == "snapshot":
+        path = source.get("path")
+        return f"snapshot {path}" if path else "snapshot"
+    return str(kind) if kind else "unknown source"
+
+
+def gpu_names_text(gpus: list[Any]) -> str:
+    """'2 GPUs (2x NVIDIA A100-SXM4-80GB)' (identical names folded together)."""
+    if not gpus:
+        return "no NVIDIA GPUs"
+    names: dict[str, int] = {}
+    for gpu in gpus:
+        name = str(gpu.get("name") or "unknown GPU") if isinstance(gpu, dict) else str(gpu)
+        names[name] = names.get(name, 0) + 1
+    noun = "GPU" if len(gpus) == 1 else "GPUs"
+    listed = ", ".join(name if n == 1 else f"{n}x {name}" for name, n in names.items())
+    return f"{len(gpus)} {noun} ({listed})"
+
+
+def machine_summary_parts(machine: dict[str, Any]) -> list[str]:
+    """Short phrases about the machine, for whichever keys are present."""
+    parts = []
+    if "gpus" in machine and isinstance(machine["gpus"], list):
+        parts.append(gpu_names_text(machine["gpus"]))
+    if machine.get("driver_version"):
+        parts.append(f"driver {machine['driver_version']}")
+    if machine.get("cuda_driver_max"):
+        parts.append(f"max CUDA {machine['cuda_driver_max']}")
+    return parts
+
+
+def system_summary_parts(machine: dict[str, Any]) -> list[str]:
+    parts = []
+    if machine.get("os"):
+        parts.append(str(machine["os"]))
+    if machine.get("kernel"):
+        parts.append(f"kernel {machine['kernel']}")
+    return parts
+
+
+def compact_json(value: Any) -> str:
+    """One-line JSON for data dicts; unknown types shown via str() rather than failing."""
+    return json.dumps(value, ensure_ascii=False, default=str)
+
+
+def shown_findings(result: CheckResult, *, include_info: bool) -> list[Finding]:
+    return [f for f in result.findings if include_info or f.severity is not Severity.INFO]
+
+
+def finding_text_lines(finding: Finding, *, evidence: bool = True) -> list[str]:
+    """A finding as plain indented lines (used by JUnit bodies; the terminal
+    styles the same structure itself)."""
+    lines = [f"{finding.severity.value}: {finding.message}"]
+    if evidence:
+        lines += [f"  evidence: {line}" for line in finding.evidence]
+    fix = finding.fix
+    if fix is not None:
+        lines.append(f"  fix: {fix.summary}")
+        for command in fix.commands:
+            lines.append(f"    $ {command}" + (f"  {NEEDS_ROOT}" if fix.needs_root else ""))
+        if fix.url:
+            lines.append(f"    see {fix.url}")
+    return lines

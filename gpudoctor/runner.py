@@ -1,0 +1,50 @@
+"""Run the checks over the facts and collect their results.
+
+A check that raises is recorded as crashed with its traceback; the others go
+on.  Selection (``--select``/``--ignore``) happens here, before anything runs.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import time
+import traceback
+
+from gpudoctor.api import CheckContext, CheckSpec
+from gpudoctor.registry import Registry, matches
+from gpudoctor.results import CheckResult, Finding, Outcome, Status
+
+
+def selected_checks(registry: Registry, select: list[str] | None, ignore: list[str] | None) -> list[CheckSpec]:
+    checks = registry.checks
+    if select:
+        checks = [c for c in checks if matches(c.code, select)]
+    if ignore:
+        checks = [c for c in checks if not matches(c.code, ignore)]
+    return checks
+
+
+def run_check(spec: CheckSpec, facts, ctx: CheckContext) -> CheckResult:
+    started = time.perf_counter()
+    try:
+        outcome = spec.func(facts, ctx)
+        if not isinstance(outcome, Outcome):
+            raise TypeError(f"check {spec.code} returned {type(outcome).__name__}, not an Outcome")
+    except Exception as exc:  # noqa: BLE001 - one broken check must not hide the others
+        return CheckResult(
+            code=spec.code, area=spec.area, title=spec.title, status=Status.CRASHED,
+            summary=f"the check itself failed: {type(exc).__name__}: {exc}",
+            duration_s=time.perf_counter() - started, traceback=traceback.format_exc(),
+        )
+    findings = [f if f.code else dataclasses.replace(f, code=spec.code) for f in outcome.findings]
+    return CheckResult(
+        code=spec.code, area=spec.area, title=spec.title, status=outcome.status, summary=outcome.summary,
+        findings=findings, data=outcome.data, duration_s=time.perf_counter() - started,
+    )
+
+
+def run_checks(checks: list[CheckSpec], facts, ctx: CheckContext) -> list[CheckResult]:
+    return [run_check(spec, facts, ctx) for spec in checks]
+
+
+__all__ = ["run_checks", "run_check", "selected_checks", "Finding"]

@@ -1,0 +1,19 @@
+#!/usr/bin/env bash
+# Run the whole test suite, installing what it needs: the real NVIDIA user space for the integration
+# tier (when root on Debian/Ubuntu), a virtual environment with gpudoctor and its test extras.
+# Extra arguments go to pytest, e.g. scripts/test.sh -k snapshot
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+bash scripts/install-nvidia-userspace.sh \
+  || echo "note: integration tests that need the real nvidia-smi / NVML will be skipped" >&2
+
+venv=${GPUDOCTOR_TEST_VENV:-.venv}
+[ -x "$venv/bin/python" ] || python3 -m venv "$venv"
+log=$(mktemp)
+if ! "$venv/bin/python" -m pip install -q --disable-pip-version-check -e ".[test]" >"$log" 2>&1; then
+  cat "$log" >&2
+  exit 1
+fi
+rm -f "$log"
+exec "$venv/bin/python" -m pytest "$@"
