@@ -106,7 +106,7 @@ def toolkit_vs_driver(facts, ctx) -> Outcome:
         needs = []
         for version in versions:
             floor = kb.mvc_floor(int(version.split(".")[0])) if version.split(".")[0].isdigit() else None
-            full = kb.min_driver_for_cuda(version)
+            full = kb.min_driver_for_cuda(_major_minor(version) or version)
             if full:
                 needs.append(f"CUDA {_major_minor(version)} needs driver ≥ {full}"
                              + (f" (≥ {floor} with minor-version compatibility)" if floor and floor != full else ""))
@@ -117,7 +117,9 @@ def toolkit_vs_driver(facts, ctx) -> Outcome:
     findings = []
     verdicts = {}
     for version, where in versions.items():
-        verdict = kb.driver_runs_cuda(driver_version, version)
+        # The runtime checks major.minor against the driver's CUDA version, so an update release
+        # (12.2.2) runs natively wherever its GA (12.2) does.
+        verdict = kb.driver_runs_cuda(driver_version, _major_minor(version) or version)
         verdicts[version] = verdict.status
         label = f"CUDA {version} ({where})"
         if verdict.status == "too_old":

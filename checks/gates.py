@@ -149,7 +149,7 @@ def cuda_version(facts, ctx) -> Outcome:
     version = facts.driver.kernel_version or facts.driver.userspace_version
     if not version:
         return problem(f"no NVIDIA driver to run CUDA {wanted}")
-    verdict = kb.driver_runs_cuda(version, wanted)
+    verdict = kb.driver_runs_cuda(version, ".".join(wanted.split(".")[:2]))
     data = {"driver": version, "cuda": wanted, "verdict": verdict.status, "needs_driver": verdict.needs_driver}
     if verdict.status == "native":
         return ok(f"driver {version} runs CUDA {wanted}", data=data)

@@ -18,8 +18,8 @@ def _describe(device) -> str:
 
 
 def _looks_like_vm(dmi: dict) -> str | None:
-    text = " ".join(str(v) for v in dmi.values() if v).lower()
-    return text if any(v in text for v in _VM_VENDORS) else None
+    text = " ".join(str(v) for v in dmi.values() if v)
+    return text if any(v in text.lower() for v in _VM_VENDORS) else None
 
 
 @check("PCI001", area="pci", title="NVIDIA GPU on the PCI bus")

@@ -80,19 +80,20 @@ def _parse_tolerant(body: str) -> tuple[ET.Element | None, str | None]:
     value, and half a version is worse than none.
     """
     parser = ET.XMLPullParser(events=("start", "end"))
+    parser.feed(body)
+    root: ET.Element | None = None
+    closed: set[int] = set()
     damage = None
     try:
-        parser.feed(body)
-        parser.close()
+        # feed() queues a syntax error among the events; reading them raises it
+        for event, element in parser.read_events():
+            if root is None:
+                root = element
+            if event == "end":
+                closed.add(id(element))
+        parser.close()  # a document that simply stops is reported here
     except ET.ParseError as exc:
         damage = str(exc)
-    root = None
-    closed: set[int] = set()
-    for event, element in parser.read_events():
-        if root is None:
-            root = element
-        if event == "end":
-            closed.add(id(element))
     if root is not None:
         for element in root.iter():
             if id(element) not in closed or len(element):

@@ -179,23 +179,19 @@ def _ga_row(rows: tuple[_ToolkitRow, ...], cuda: tuple[int, int]) -> _ToolkitRow
 def _row_for(cuda_text: object, column: str) -> _ToolkitRow | None:
     """The Table 3 row a CUDA version names: the GA row for "12.2", the exact row for "12.2.2".
 
-    A patch the table does not list ("12.4.3") takes the newest listed row of that minor at or
-    below it, so an unknown update never gets a smaller minimum than a known older one.
+    A patch number the table does not list falls back to the GA row of that minor: component
+    versions such as nvcc's "12.2.91" (CUDA 12.2 GA) are not update numbers, and reading them
+    as one would ask for a newer driver than the toolkit needs.
     """
     cuda = parse_cuda_version(cuda_text)
     if cuda is None:
         return None
     rows = _toolkit_rows(column)
     major, minor, patch = cuda
-    if patch is None:
-        return _ga_row(rows, (major, minor))
-    same_minor = [row for row in rows if row.cuda == (major, minor)]
-    exact = [row for row in same_minor if row.cuda_full[2] == patch]
-    if exact:
-        return exact[0]
-    below = [row for row in same_minor if row.cuda_full[2] <= patch and row.stage != "rc"]
-    if below:
-        return below[-1]
+    if patch is not None:
+        for row in rows:
+            if row.cuda_full == (major, minor, patch):
+                return row
     return _ga_row(rows, (major, minor))
 
 
@@ -223,7 +219,8 @@ def max_cuda_for_driver(driver_version: str, platform: str = "linux") -> str | N
 def min_driver_for_cuda(cuda: str, platform: str = "linux") -> str | None:
     """The oldest driver with full support for a CUDA release (Table 3), as printed there.
 
-    ``"12.2"`` -> ``"535.54.03"`` (the GA row); ``"12.2.2"`` -> ``"535.104.05"`` (that update).
+    ``"12.2"`` -> ``"535.54.03"`` (the GA row); ``"12.2.2"`` -> ``"535.104.05"`` (that update);
+    a patch the table does not list (nvcc's "12.2.91") -> the GA row.
     ``None`` when the version is unknown or the table has no minimum (13.4; Windows for 13.x).
     """
     column = _platform_column(platform)

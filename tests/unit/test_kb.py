@@ -109,7 +109,9 @@ def test_max_cuda_for_driver_windows_uses_the_windows_column():
         ("13.0.2", "linux", "580.95.05"),
         ("11.0", "linux", "450.51.05"),  # GA, not the 11.0.1 RC
         ("10.0", "linux", "410.48"),
-        ("12.4.3", "linux", "550.54.15"),  # unlisted patch: newest listed row at or below it
+        ("12.4.3", "linux", "550.54.14"),  # unlisted patch: the GA row
+        ("12.2.91", "linux", "535.54.03"),  # nvcc's component version of 12.2 GA, not "Update 91"
+        ("10.2.89", "linux", "440.33"),
         ("13.0", "windows", None),  # Table 3: N/A
         ("13.4", "linux", None),  # driver minimum not confirmed
         ("12.7", "linux", None),  # no such toolkit
