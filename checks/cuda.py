@@ -131,7 +131,7 @@ def toolkit_vs_driver(facts, ctx) -> Outcome:
         elif verdict.status == "minor_version_compat":
             findings.append(Finding(Severity.WARNING, f"{label} runs on driver {driver_version} only through "
                                     f"minor-version compatibility (full support needs ≥ {verdict.needs_driver}): "
-                                    "JIT compilation of its PTX will fail",
+                                    "programs that ship only PTX from this toolkit fail to JIT-compile",
                                     Fix(f"Upgrade the driver to ≥ {verdict.needs_driver} for full support.",
                                         needs_root=True), ("cuda-toolkits.json",)))
     data = {"driver": driver_version, "cuda_driver_max": driver.cuda_max, "verdicts": verdicts}

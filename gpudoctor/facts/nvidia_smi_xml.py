@@ -48,6 +48,8 @@ def _parse(text: str) -> SmiReport:
     end = text.find(_ROOT_END, start)  # the first document only (-l loops print several)
     body = text[start : end + len(_ROOT_END)] if end > start else text[start:]
 
+    # Text decoded with surrogateescape carries lone surrogates, which expat cannot encode.
+    body = body.encode("utf-8", errors="replace").decode("utf-8")
     root, damage = _parse_tolerant(body)
     if root is None:
         return SmiReport(error=SmiError("unparsable", f"XML could not be parsed: {damage}"))

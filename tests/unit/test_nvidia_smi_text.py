@@ -469,6 +469,14 @@ def test_any_text(text: str) -> None:
 
 
 @settings(deadline=None, database=None)
+@given(st.text(alphabet=st.characters(blacklist_categories=())))
+def test_any_code_points(text: str) -> None:
+    # lone surrogates too, as text decoded with errors="surrogateescape" holds them
+    assert_well_formed(parse_nvidia_smi_text(text))
+    assert isinstance(parse_nvidia_smi_list(text), list)
+
+
+@settings(deadline=None, database=None)
 @given(st.binary())
 def test_any_bytes(data: bytes) -> None:
     text = data.decode("utf-8", errors="replace")

@@ -342,6 +342,13 @@ def test_any_text(text: str) -> None:
 
 
 @settings(deadline=None, database=None)
+@given(st.text(alphabet=st.characters(blacklist_categories=())))
+def test_any_code_points_inside_the_root(text: str) -> None:
+    # lone surrogates too, as text decoded with errors="surrogateescape" holds them
+    assert_well_formed(parse_nvidia_smi_xml(f"<nvidia_smi_log><driver_version>{text}</driver_version></nvidia_smi_log>"))
+
+
+@settings(deadline=None, database=None)
 @given(st.binary())
 def test_any_bytes(data: bytes) -> None:
     assert_well_formed(parse_nvidia_smi_xml(data.decode("utf-8", errors="replace")))
