@@ -16,6 +16,14 @@ def _usable_gpus(facts) -> list:
     return facts.gpus
 
 
+def _loaded_driver(facts) -> str | None:
+    """The driver that can actually run CUDA now: installed-but-not-loaded does not count."""
+    driver = facts.driver
+    if driver.kernel_module_loaded:
+        return driver.kernel_version or driver.userspace_version
+    return driver.userspace_version if facts.container.wsl else None
+
+
 def _cc_tuple(value: str) -> tuple[int, int] | None:
     try:
         major, _, minor = value.partition(".")
@@ -122,9 +130,9 @@ def min_driver(facts, ctx) -> Outcome:
     wanted = ctx.option("min_driver")
     if wanted is None:
         return not_applicable("not requested")
-    version = facts.driver.kernel_version or facts.driver.userspace_version
+    version = _loaded_driver(facts)
     if not version:
-        return problem(f"no NVIDIA driver (≥ {wanted} required)")
+        return problem(f"no NVIDIA driver loaded (≥ {wanted} required)")
     have, need = kb.parse_driver_version(version), kb.parse_driver_version(wanted)
     if have is None or need is None:
         return warning(f"cannot compare driver {version} with {wanted}")
@@ -146,9 +154,9 @@ def cuda_version(facts, ctx) -> Outcome:
     wanted = ctx.option("cuda")
     if wanted is None:
         return not_applicable("not requested")
-    version = facts.driver.kernel_version or facts.driver.userspace_version
+    version = _loaded_driver(facts)
     if not version:
-        return problem(f"no NVIDIA driver to run CUDA {wanted}")
+        return problem(f"no NVIDIA driver loaded to run CUDA {wanted}")
     verdict = kb.driver_runs_cuda(version, ".".join(wanted.split(".")[:2]))
     data = {"driver": version, "cuda": wanted, "verdict": verdict.status, "needs_driver": verdict.needs_driver}
     if verdict.status == "native":

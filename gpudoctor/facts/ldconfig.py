@@ -14,7 +14,7 @@ from gpudoctor.facts.model import LoaderCacheEntry
 
 # "libcuda.so.1 (libc6,x86-64) => /usr/lib/wsl/lib/libcuda.so.1".  The path is
 # everything after "=>" so a directory with spaces survives.
-_ENTRY = re.compile(r"^\s*(?P<soname>\S+)\s+\((?P<flags>[^)]*)\)\s*=>\s*(?P<path>\S.*?)\s*$")
+_ENTRY = re.compile(r"^\s*(?P<soname>\S+)\s+\((?P<flags>[^)]*)\)\s*=>\s*(?P<path>\S.*)$")
 # Flags that describe the file's ABI note or hwcaps subdirectory rather than its
 # architecture: "(libc6,x86-64, OS ABI: Linux 3.2.0)", "(libc6,x86-64, hwcap: 0x...)".
 _NOT_ARCH = ("os abi:", "hwcap:")
@@ -35,7 +35,7 @@ def parse_ldconfig(text: Any) -> list[LoaderCacheEntry]:
         match = _ENTRY.match(line)
         if match:
             entries.append(LoaderCacheEntry(soname=match.group("soname"), arch=_arch(match.group("flags")),
-                                            path=match.group("path")))
+                                            path=match.group("path").rstrip()))
     return entries
 
 

@@ -18,9 +18,11 @@ from gpudoctor.facts.pci_address import normalize_bus_id
 # Domains can be longer than four digits (Intel VMD puts GPUs in domain 10000).
 _DEVICE = re.compile(r"^\s*(?P<address>(?:[0-9a-fA-F]{4,8}:)?[0-9a-fA-F]{2}:[0-9a-fA-F]{2}\.[0-7])\s+(?P<rest>\S.*)$")
 _CLASS_CODE = re.compile(r"\[([0-9a-fA-F]{4})\]\s*$")
-_IDS = re.compile(r"\s*\[([0-9a-fA-F]{4}):([0-9a-fA-F]{4})\]\s*$")
+# Anchored at the end and starting with a literal, applied to right-stripped text:
+# a leading "\s*" would make a long run of blanks cost quadratic time.
+_IDS = re.compile(r"\[([0-9a-fA-F]{4}):([0-9a-fA-F]{4})\]$")
 # Trailing "(rev a1)" and "(prog-if 00 [VGA controller])" are not part of the name.
-_TRAILER = re.compile(r"\s*\((?:rev\s+[0-9a-fA-F]+|prog-if\s+[^()]*)\)\s*$")
+_TRAILER = re.compile(r"\((?:rev\s+[0-9a-fA-F]+|prog-if\s+[^()]*)\)$")
 _DRIVER = re.compile(r"^\s*Kernel driver in use:\s*(\S+)")
 
 
@@ -43,11 +45,11 @@ def _device_from_line(address: str, rest: str) -> PciDevice:
     class_code = _CLASS_CODE.search(class_part)
     if class_code:
         device.class_code = class_code.group(1).lower()
-    while True:
-        trimmed = _TRAILER.sub("", description)
-        if trimmed == description:
-            break
-        description = trimmed
+    description = description.rstrip()
+    trailer = _TRAILER.search(description)
+    while trailer:
+        description = description[:trailer.start()].rstrip()
+        trailer = _TRAILER.search(description)
     ids = _IDS.search(description)
     if ids:
         device.vendor_id, device.device_id = ids.group(1).lower(), ids.group(2).lower()

@@ -92,7 +92,7 @@ _NVML_LIBRARY_VERSION = re.compile(r"NVML library version:\s*(?P<version>[0-9][0
 
 
 def classify_smi_error(text: str) -> SmiError | None:
-    """The first known nvidia-smi / NVML failure message in ``text`` (in ERROR_KINDS order)."""
+    """The known nvidia-smi / NVML failure message in ``text``; the most telling one when several are."""
     if not isinstance(text, str) or not text:
         return None
     lines = [line.strip() for line in text.splitlines()]
@@ -118,8 +118,8 @@ def classify_smi_error(text: str) -> SmiError | None:
 
 # --------------------------------------------------------------------------- -L
 
-# Real lines are under 200 characters; the lazy name patterns below backtrack
-# quadratically on a megabyte of blanks, so longer "lines" are not read as rows.
+# Real lines are under 200 characters; the patterns below backtrack quadratically
+# on a megabyte of blanks or digits, so longer "lines" are not read as rows.
 _MAX_LINE = 1000
 
 _LIST_GPU = re.compile(r"GPU\s+(?P<index>[0-9]+):\s*(?P<name>.*?)\s*(?:\(UUID:\s*(?P<uuid>[^)\s]+)\s*\))?")
@@ -177,7 +177,7 @@ _MIG_FIRST_CELL = re.compile(r"(?P<gpu>[0-9]+)\s+(?P<gi>[0-9]+|N/A)\s+(?P<ci>[0-
 
 def _cells(line: str) -> list[str] | None:
     """The cells of a ``| a | b | c |`` row, or ``None`` when the line is no such row."""
-    if len(line) < 2 or not (line.startswith("|") and line.endswith("|")):
+    if not 2 <= len(line) <= _MAX_LINE or not (line.startswith("|") and line.endswith("|")):
         return None
     return line[1:-1].split("|")
 
@@ -195,8 +195,6 @@ def _read_header(lines: list[str], report: SmiReport) -> bool:
 
 def _start_gpu(cells: list[str]) -> GpuInfo | None:
     """A GPU from the first row of its block: ``| 0  NAME  On | 00000000:01:00.0 Off | ECC |``."""
-    if len(cells[0]) > _MAX_LINE:
-        return None
     first = _GPU_FIRST_CELL.fullmatch(cells[0].strip())
     bus = _PCI_IN_CELL.search(cells[1])
     if first is None or bus is None:

@@ -56,7 +56,7 @@ def _parse(text: str) -> SmiReport:
 
     report = SmiReport(
         driver_version=known(root.findtext("driver_version")),
-        cuda_version=known(root.findtext("cuda_version")),  # absent before schema v10
+        cuda_version=known(root.findtext("cuda_version")),  # absent in the oldest schemas (v8)
         attached_gpus=parse_int(root.findtext("attached_gpus")),
         schema=dtd.group(1) if dtd else None,
     )
