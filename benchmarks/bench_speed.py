@@ -31,6 +31,7 @@ import statistics
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 from pathlib import Path
 
@@ -56,15 +57,31 @@ def log(msg: str = "") -> None:
 
 
 def run_once(argv: list[str], timeout: float, env: dict | None = None) -> tuple[float, int | None]:
-    """Wall-clock seconds of one run, and its exit code (None on time-out)."""
+    """Wall-clock seconds of one run, and its exit code (None on time-out).
+
+    Not ``subprocess.run(..., timeout=...)``: with a time-out, CPython waits by polling
+    waitpid with sleeps of up to 50 ms, which rounds every timing up by tens of ms. Here
+    the wait blocks (the child's exit is seen at once) and a timer thread kills the child
+    if it runs past TIMEOUT.
+    """
+    timed_out = threading.Event()
+
     start = time.perf_counter()
-    try:
-        proc = subprocess.run(argv, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
-                              stderr=subprocess.DEVNULL, timeout=timeout, env=env)
-        code: int | None = proc.returncode
-    except subprocess.TimeoutExpired:
-        code = None
-    return time.perf_counter() - start, code
+    with subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+                          stderr=subprocess.DEVNULL, env=env) as proc:
+        def _kill() -> None:
+            timed_out.set()
+            proc.kill()
+
+        watchdog = threading.Timer(timeout, _kill)
+        watchdog.daemon = True
+        watchdog.start()
+        try:
+            code: int | None = proc.wait()
+        finally:
+            watchdog.cancel()
+    elapsed = time.perf_counter() - start
+    return elapsed, (None if timed_out.is_set() else code)
 
 
 def capture(argv: list[str], timeout: float = 120.0, env: dict | None = None) -> tuple[int | None, str]:
@@ -82,7 +99,9 @@ def capture(argv: list[str], timeout: float = 120.0, env: dict | None = None) ->
 
 
 def tail(text: str, lines: int = 8) -> str:
-    return "\n".join("    " + ln for ln in text.strip().splitlines()[-lines:])
+    """The last LINES of TEXT, indented, after a colon and newline; '' when TEXT is empty."""
+    kept = text.strip().splitlines()[-lines:]
+    return (":\n" + "\n".join("    " + ln for ln in kept)) if kept else ""
 
 
 # --------------------------------------------------------------------------- interpreters
@@ -133,7 +152,7 @@ def ensure_venv(venv: Path, requirements: list[str], base_python: str, probe: st
     if not python.exists():
         code, out = capture([base_python, "-m", "venv", str(venv)], timeout=300)
         if code != 0:
-            info["error"] = f"'{base_python} -m venv' failed (exit {code}):\n{tail(out)}"
+            info["error"] = f"'{base_python} -m venv' failed (exit {code}){tail(out)}"
             return info
     env = dict(os.environ)
     env.pop("PYTHONPATH", None)
@@ -144,11 +163,11 @@ def ensure_venv(venv: Path, requirements: list[str], base_python: str, probe: st
     info["installed_now"] = True
     if code != 0:
         info["error"] = (f"pip install {' '.join(requirements)} failed "
-                         f"({'timed out' if code is None else f'exit {code}'}; no network?):\n{tail(out)}")
+                         f"({'timed out' if code is None else f'exit {code}'}; no network?){tail(out)}")
         return info
     code, out = capture([str(python), "-c", probe])
     if code != 0:
-        info["error"] = f"installed, but the check of the install failed:\n{tail(out)}"
+        info["error"] = f"installed, but the check of the install failed{tail(out)}"
         return info
     log(f"  ready in {info['install_s']:.1f} s")
     info["ok"] = True
@@ -169,7 +188,7 @@ def setup_env_doctor(cache: Path, base_python: str) -> dict:
     try:
         meta = json.loads(out.strip().splitlines()[-1])
     except (ValueError, IndexError):
-        info.update(ok=False, error=f"could not read {ENV_DOCTOR_DIST}'s metadata:\n{tail(out)}")
+        info.update(ok=False, error=f"could not read {ENV_DOCTOR_DIST}'s metadata{tail(out)}")
         return info
     info["version"] = meta["version"]
     scripts = meta["scripts"]
@@ -213,6 +232,8 @@ def machine_info(gd_python: Path) -> dict:
         "gpudoctor_python": gd_py_version.strip(),
         "nvidia_smi": shutil.which("nvidia-smi"),
     }
+    if hasattr(os, "getloadavg"):
+        info["loadavg_1_5_15"] = [round(x, 2) for x in os.getloadavg()]
     try:
         with open("/proc/meminfo") as fh:
             kib = int(fh.readline().split()[1])
@@ -261,7 +282,9 @@ def print_report(report: dict) -> None:
           f"medians used)")
     print(f"machine: {m['platform']}, nproc={m['nproc']} (cpu_count={m['cpu_count']})"
           + (f", {m['mem_gib']} GiB RAM" if "mem_gib" in m else "")
-          + f", nvidia-smi: {'yes' if m['nvidia_smi'] else 'no'}")
+          + f", nvidia-smi: {'yes' if m['nvidia_smi'] else 'no'}"
+          + (f", load avg at start {m['loadavg_start'][0]:g} / end {m['loadavg_1_5_15'][0]:g}"
+             if m.get("loadavg_start") and m.get("loadavg_1_5_15") else ""))
     print(f"python:  bench {m['bench_python']}, gpudoctor's {m['gpudoctor_python']}  |  "
           f"gpudoctor {report['versions'].get('gpudoctor', '?')}, "
           f"env-doctor {report['versions'].get('env-doctor') or 'n/a'}, "
@@ -275,7 +298,7 @@ def print_report(report: dict) -> None:
         if len(cmd) > 44:
             cmd = cmd[:41] + "..."
         if r.get("skipped"):
-            print(f"{name:<15} {cmd:<44} {'skipped':>9}")
+            print(f"{name:<15} {cmd:<44} {'skipped':>9}  ({r['skipped']})")
             continue
         codes = sorted({("timeout" if c is None else str(c)) for c in r["exit_codes"]})
         print(f"{name:<15} {cmd:<44} {fmt_s(r['median_s']):>9} {fmt_s(r['min_s']):>8} "
@@ -339,11 +362,12 @@ def main(argv: list[str] | None = None) -> int:
     gd = gd.absolute()
     gd_python = script_interpreter(gd)
 
+    load_start = [round(x, 2) for x in os.getloadavg()] if hasattr(os, "getloadavg") else None
     notes: list[str] = []
     versions: dict = {}
     code, out = capture([str(gd), "--version"])
     if code != 0:
-        log(f"error: '{gd} --version' failed (exit {code}):\n{tail(out)}")
+        log(f"error: '{gd} --version' failed (exit {code}){tail(out)}")
         return 2
     versions["gpudoctor"] = out.strip().split()[-1] if out.strip() else "?"
     log(f"gpudoctor: {gd} ({versions['gpudoctor']}), interpreter {gd_python}")
@@ -387,7 +411,7 @@ def main(argv: list[str] | None = None) -> int:
                        "display": "env-doctor check",
                        "skipped": None if peers["env-doctor"].get("ok") else "env-doctor unavailable"},
         "collect_env": {"argv": [peers["torch"].get("python", "python"), "-m", "torch.utils.collect_env"],
-                        "display": f"python -m torch.utils.collect_env (torch {TORCH_PIN})",
+                        "display": "python -m torch.utils.collect_env",
                         "skipped": None if peers["torch"].get("ok") else "torch venv unavailable"},
         "gd-version": {"argv": [str(gd), "--version"], "display": "gpudoctor --version"},
         "bare-python": {"argv": [str(gd_python), "-c", "pass"], "display": "python -c pass (gpudoctor's)"},
@@ -441,7 +465,7 @@ def main(argv: list[str] | None = None) -> int:
     report = {
         "runs": args.runs,
         "timeout_s": args.timeout,
-        "machine": machine_info(gd_python),
+        "machine": {**machine_info(gd_python), "loadavg_start": load_start},
         "gpudoctor": str(gd),
         "versions": versions,
         "snapshot": {"collect_s": round(collect_s, 4), "collect_exit": collect_code},

@@ -15,11 +15,8 @@ import traceback
 from typing import Any, Callable
 
 from gpudoctor import __version__
+from gpudoctor.errors import UsageError
 from gpudoctor.results import EXIT_INTERNAL, EXIT_OK, EXIT_USAGE, Report
-
-
-class UsageError(Exception):
-    """A problem with what the user asked for; the message is one line."""
 
 
 def _fail(message: str) -> int:
@@ -29,11 +26,9 @@ def _fail(message: str) -> int:
 
 def _guarded(command: Callable[[Any], int]) -> Callable[[Any], int]:
     def run(args: Any) -> int:
-        from gpudoctor.evidence.snapshot import SnapshotError
-
         try:
             return command(args)
-        except (UsageError, SnapshotError) as exc:
+        except UsageError as exc:
             return _fail(str(exc))
         except BrokenPipeError:
             return EXIT_OK
@@ -82,14 +77,14 @@ def _options(args: Any) -> dict[str, Any]:
 
 
 def build_report(evidence, options: dict[str, Any], select=None, ignore=None,
-                 collect_s: float | None = None) -> tuple[Report, list[str]]:
+                 collect_s: float | None = None, registry=None) -> tuple[Report, list[str]]:
     """Run every selected check over the evidence; returns the report and plugin load errors."""
     from gpudoctor.api import CheckContext
     from gpudoctor.facts.facts import Facts
     from gpudoctor.registry import load_registry
     from gpudoctor.runner import run_checks, selected_checks
 
-    registry = load_registry()
+    registry = registry or load_registry()
     for patterns, flag in ((select, "--select"), (ignore, "--ignore")):
         for pattern in patterns or []:
             if not any(c.code.startswith(pattern) for c in registry.checks):
@@ -130,18 +125,27 @@ def _use_color(stream) -> bool:
 
 @_guarded
 def cmd_check(args: Any) -> int:
+    from gpudoctor.registry import load_registry
+
     collect_s = None
     if args.from_path:
         from gpudoctor.evidence.snapshot import read_snapshot
 
         evidence = read_snapshot(args.from_path)
+        registry = load_registry()
     else:
+        from concurrent.futures import ThreadPoolExecutor
+
         from gpudoctor.evidence.collect import collect
 
         started = time.perf_counter()
-        evidence = collect(timeout=args.timeout)
+        # Commands run in subprocesses; importing the checks meanwhile hides that import time.
+        with ThreadPoolExecutor(max_workers=1) as pool:
+            pending = pool.submit(collect, timeout=args.timeout)
+            registry = load_registry()
+            evidence = pending.result()
         collect_s = time.perf_counter() - started
-    report, load_errors = build_report(evidence, _options(args), args.select, args.ignore, collect_s)
+    report, load_errors = build_report(evidence, _options(args), args.select, args.ignore, collect_s, registry)
     for error in load_errors:
         sys.stderr.write(f"gpudoctor: warning: {error}\n")
     exit_code = report.exit_code(args.fail_on)

@@ -31,9 +31,9 @@ def _specs_in(module) -> list[CheckSpec]:
 
 
 def _entry_points():
-    from importlib.metadata import entry_points
+    from gpudoctor.distributions import entry_points
 
-    return list(entry_points(group=ENTRY_POINT_GROUP))
+    return entry_points(ENTRY_POINT_GROUP)
 
 
 def load_registry() -> Registry:

@@ -8,6 +8,7 @@ the slowest source bounds the whole collection, not the sum of them.
 from __future__ import annotations
 
 import json
+import os
 import re
 import time
 from concurrent.futures import ThreadPoolExecutor
@@ -56,6 +57,23 @@ def _filter_kernel_log(item: EvidenceItem) -> EvidenceItem:
     return item
 
 
+def driver_absent() -> bool:
+    """No NVIDIA kernel module here, and not WSL (whose driver lives in Windows)."""
+    if os.path.exists("/proc/driver/nvidia/version") or os.path.isdir("/usr/lib/wsl/lib"):
+        return False
+    try:
+        with open("/proc/version", encoding="utf-8", errors="replace") as handle:
+            return "microsoft" not in handle.read().lower()
+    except OSError:
+        return True
+
+
+def skipped(source: Source) -> EvidenceItem:
+    return EvidenceItem(name=source.name, kind=source.kind, argv=list(source.argv),
+                        error="skipped: no NVIDIA kernel module is loaded, so this can only repeat the error "
+                              "recorded in nvidia-smi.txt")
+
+
 def collect_source(source: Source, timeout: float) -> EvidenceItem:
     if source.kind == "file":
         return _read_file(source)
@@ -74,8 +92,10 @@ def collect(timeout: float = DEFAULT_TIMEOUT_S, sources: Iterable[Source] = SOUR
     """Collect every source concurrently; ``on_done`` is told about each as it finishes."""
     sources = list(sources)
     evidence = Evidence(origin={"kind": "live"})
+    skip_driver_queries = driver_absent()
     with ThreadPoolExecutor(max_workers=max(1, len(sources))) as pool:
-        futures = {pool.submit(collect_source, source, timeout): source for source in sources}
+        futures = [pool.submit(skipped, source) if source.needs_driver and skip_driver_queries
+                   else pool.submit(collect_source, source, timeout) for source in sources]
         for future in futures:
             item = future.result()
             evidence.add(item)

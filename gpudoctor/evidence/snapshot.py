@@ -19,6 +19,7 @@ import time
 from typing import Any
 
 from gpudoctor import __version__
+from gpudoctor.errors import UsageError
 from gpudoctor.evidence.model import Evidence, EvidenceItem
 from gpudoctor.evidence.redact import redact
 from gpudoctor.evidence.sources import MANIFEST_NAME, SOURCE_NAMES, source_by_name
@@ -29,7 +30,7 @@ MANIFEST_SCHEMA = 1
 _MAX_MEMBER_BYTES = 64 * 1024 * 1024
 
 
-class SnapshotError(Exception):
+class SnapshotError(UsageError):
     """The snapshot cannot be read or written; the message is one line for a person."""
 
 

@@ -222,16 +222,16 @@ def scan_python_packages() -> dict[str, Any]:
     Found without importing pynvml: importing a broken legacy copy is the very
     failure this evidence is there to diagnose.
     """
-    import importlib.metadata as metadata
     import importlib.util
+
+    from gpudoctor.distributions import find_distribution
 
     distributions: dict[str, Any] = {}
     for name in ("nvidia-ml-py", "pynvml", "nvidia-ml-py3"):
-        try:
-            dist = metadata.distribution(name)
-        except metadata.PackageNotFoundError:
+        dist = find_distribution(name)
+        if dist is None:
             continue
-        files = [str(f) for f in (dist.files or [])]
+        files = dist.files()
         distributions[name] = {
             "version": dist.version,
             "provides_pynvml_module": any(f == "pynvml.py" or f.startswith("pynvml/") for f in files),

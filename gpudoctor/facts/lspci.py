@@ -46,10 +46,13 @@ def _device_from_line(address: str, rest: str) -> PciDevice:
     if class_code:
         device.class_code = class_code.group(1).lower()
     description = description.rstrip()
-    trailer = _TRAILER.search(description)
-    while trailer:
-        description = description[:trailer.start()].rstrip()
+    # lspci writes at most "(rev ..)" and "(prog-if ..)"; a bounded loop keeps a
+    # garbage line of thousands of them from costing quadratic time.
+    for _ in range(3):
         trailer = _TRAILER.search(description)
+        if not trailer:
+            break
+        description = description[:trailer.start()].rstrip()
     ids = _IDS.search(description)
     if ids:
         device.vendor_id, device.device_id = ids.group(1).lower(), ids.group(2).lower()
