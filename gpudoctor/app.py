@@ -20,7 +20,8 @@ from gpudoctor.results import EXIT_INTERNAL, EXIT_OK, EXIT_USAGE, Report
 
 
 def _fail(message: str) -> int:
-    sys.stderr.write(f"gpudoctor: error: {message}\n")
+    # One line, whatever a library's exception text looked like.
+    sys.stderr.write(f"gpudoctor: error: {' '.join(message.split())}\n")
     return EXIT_USAGE
 
 

@@ -178,7 +178,8 @@ def _read_archive(path: str) -> dict[str, str]:
                 if extracted is not None:
                     files[name] = _decode(extracted.read())
     except (tarfile.TarError, OSError, EOFError, ValueError) as exc:
-        raise SnapshotError(f"{path} is not a readable snapshot archive ({exc})") from None
+        reason = " ".join(str(exc).split()) or type(exc).__name__
+        raise SnapshotError(f"{path} is not a readable snapshot archive ({reason})") from None
     if not files:
         raise SnapshotError(f"{path} holds no gpudoctor evidence files (see 'Snapshot files' in the README)")
     return files

@@ -126,7 +126,7 @@ def scan_cuda_toolkits(root: str = "/", environ: dict[str, str] | None = None) -
     """Every CUDA toolkit directory we can find, with its version files as they are."""
     environ = os.environ if environ is None else environ
     candidates: list[str] = []
-    for pattern in ("/usr/local/cuda", "/usr/local/cuda-*", "/usr/local/cuda/*-*", "/opt/cuda", "/opt/cuda-*",
+    for pattern in ("/usr/local/cuda", "/usr/local/cuda-*", "/opt/cuda", "/opt/cuda-*",
                     "/usr/lib/cuda", "/usr/lib/nvidia-cuda-toolkit"):
         candidates.extend(sorted(glob.glob(_join(root, pattern))))
     for variable in ("CUDA_HOME", "CUDA_PATH", "CUDA_ROOT"):
