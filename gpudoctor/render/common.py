@@ -70,6 +70,21 @@ def group_by_area(results: Iterable[CheckResult]) -> list[tuple[str, list[CheckR
     return [(area, groups[area]) for area in known + unknown]
 
 
+def next_step(report) -> tuple[CheckResult, Finding] | None:
+    """The fix to do first: the first problem (else warning) with a fix, reading the stack bottom-up.
+
+    Area order is the order in which things depend on each other (bus, driver, NVML, ...), so the
+    first fixable finding is usually the cause of the findings after it.
+    """
+    for wanted in (Severity.PROBLEM, Severity.WARNING):
+        for _, results in group_by_area(report.results):
+            for result in results:
+                for finding in result.findings:
+                    if finding.severity is wanted and finding.fix is not None:
+                        return result, finding
+    return None
+
+
 def worst_status(results: Iterable[CheckResult]) -> Status:
     statuses = [r.status for r in results]
     if not statuses:

@@ -21,6 +21,7 @@ from gpudoctor.render.common import (
     compact_json,
     group_by_area,
     machine_summary_parts,
+    next_step,
     shown_findings,
     source_description,
     summary_counts_text,
@@ -241,6 +242,12 @@ def _finding_lines(finding: Finding, indent: str, *, verbose: bool) -> list[Line
 def _footer(report: Report) -> list[Line]:
     counts = report.counts()
     lines: list[Line] = [[("Summary: ", "bold"), (summary_counts_text(report), "")]]
+    first = next_step(report)
+    if first is not None:
+        result, finding = first
+        lines.append([("Next step: ", "bold"), (f"{finding.fix.summary} ({result.code})", "")])
+        for command in finding.fix.commands:
+            lines.append([(f"  $ {command}", "cyan")])
     flagged = [r for r in report.results if r.status in (Status.PROBLEM, Status.WARNING)]
     if flagged:
         example = next((r.code for r in flagged if r.status is Status.PROBLEM), flagged[0].code)

@@ -304,3 +304,14 @@ def test_list_checks_and_explain_every_code():
         text = gpudoctor("explain", code.lower()).stdout
         for section in ("What it checks:", "Why it matters:", "How to fix:"):
             assert section in text, (code, section)
+
+
+def test_fail_on_warning(tmp_path):
+    # A hand-made snapshot: a real XML query plus a SYNTHETIC env.json hiding every GPU.
+    (tmp_path / "nvidia-smi-q-x.xml").write_text(fixture("A/telegraf-tesla-t4-515.105.01-v11.txt").read_text())
+    (tmp_path / "env.json").write_text(json.dumps({"variables": {"CUDA_VISIBLE_DEVICES": ""}, "present": []}))
+    lenient = gpudoctor("check", "--format", "json", "--from", str(tmp_path))
+    assert statuses(as_json(lenient))["ENV001"] == "warning"
+    assert lenient.returncode == 0
+    strict = gpudoctor("check", "--format", "json", "--fail-on", "warning", "--from", str(tmp_path))
+    assert strict.returncode == 1
