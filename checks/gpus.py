@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from gpudoctor.api import Finding, Fix, Severity, check, not_applicable, ok
+from gpudoctor.api import Finding, Fix, Severity, check, not_applicable
 from gpudoctor.results import Outcome
 
 
