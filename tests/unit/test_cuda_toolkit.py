@@ -12,6 +12,7 @@ from hypothesis import strategies as st
 
 from gpudoctor.evidence.system_scan import scan_cuda_toolkits
 from gpudoctor.facts.cuda_toolkit import CudaToolkit, parse_cuda_toolkits, parse_toolkit_links
+from tests.strategies import json_like, mutated_json
 
 # Written from NVIDIA's version.json layout, not captured.
 SYNTHETIC_VERSION_JSON = json.dumps({
@@ -45,26 +46,6 @@ SYNTHETIC_SCAN = {
     ],
     "links": {"/usr/local/cuda": "/usr/local/cuda-12.2"},
 }
-
-JSON_VALUES = st.recursive(
-    st.none() | st.booleans() | st.integers() | st.floats() | st.text(),
-    lambda children: st.lists(children, max_size=4) | st.dictionaries(st.text(max_size=8), children, max_size=4),
-    max_leaves=20,
-)
-
-
-@st.composite
-def mutated_json(draw: st.DrawFn, value: object) -> object:
-    """The value with keys dropped, items removed and leaves replaced by arbitrary JSON."""
-    if draw(st.integers(0, 9)) == 0:
-        return draw(JSON_VALUES)
-    if isinstance(value, dict):
-        return {key: draw(mutated_json(item)) for key, item in value.items() if draw(st.integers(0, 4)) != 0}
-    if isinstance(value, list):
-        return [draw(mutated_json(item)) for item in value if draw(st.integers(0, 4)) != 0]
-    if isinstance(value, str) and draw(st.booleans()):
-        return value[:draw(st.integers(0, len(value)))]  # truncated text, e.g. a cut-off version.json
-    return value
 
 
 def test_synthetic_scan_versions_and_sources() -> None:
@@ -132,7 +113,7 @@ def test_live_scan_never_raises() -> None:
         assert isinstance(toolkit, CudaToolkit)
 
 
-@given(JSON_VALUES)
+@given(json_like())
 def test_any_json_value(value: object) -> None:
     for data in (value, {"toolkits": value, "links": value}, {"toolkits": [value]}):
         toolkits = parse_cuda_toolkits(data)
@@ -142,7 +123,7 @@ def test_any_json_value(value: object) -> None:
 
 
 @given(st.dictionaries(st.sampled_from(["path", "realpath", "version.json", "version.txt", "nvcc", "dist_info",
-                                        "cudart"]), JSON_VALUES))
+                                        "cudart"]), json_like()))
 def test_records_with_wrong_types(record: dict) -> None:
     for toolkit in parse_cuda_toolkits([record]):
         assert toolkit.version is None or isinstance(toolkit.version, str)

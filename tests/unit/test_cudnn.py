@@ -13,6 +13,7 @@ from gpudoctor.facts.cudnn import CudnnInstall, cudnn_from_ldconfig, parse_cudnn
 from gpudoctor.facts.ldconfig import parse_ldconfig
 from gpudoctor.facts.model import LoaderCacheEntry
 from tests.conftest import fixture_files, read_fixture
+from tests.strategies import json_like, mutated_json
 
 LDCONFIG_FILES = fixture_files("D", "ldconfig-*.txt")
 
@@ -35,26 +36,6 @@ SYNTHETIC_SCAN = {
         "/usr/local/cuda-12.4/lib64/libcudnn.so",
     ],
 }
-
-JSON_VALUES = st.recursive(
-    st.none() | st.booleans() | st.integers() | st.floats() | st.text(),
-    lambda children: st.lists(children, max_size=4) | st.dictionaries(st.text(max_size=8), children, max_size=4),
-    max_leaves=20,
-)
-
-
-@st.composite
-def mutated_json(draw: st.DrawFn, value: object) -> object:
-    """The value with keys dropped, items removed, text cut and leaves replaced by arbitrary JSON."""
-    if draw(st.integers(0, 9)) == 0:
-        return draw(JSON_VALUES)
-    if isinstance(value, dict):
-        return {key: draw(mutated_json(item)) for key, item in value.items() if draw(st.integers(0, 4)) != 0}
-    if isinstance(value, list):
-        return [draw(mutated_json(item)) for item in value if draw(st.integers(0, 4)) != 0]
-    if isinstance(value, str) and draw(st.booleans()):
-        return value[:draw(st.integers(0, len(value)))]
-    return value
 
 
 def test_two_majors_side_by_side() -> None:
@@ -118,7 +99,7 @@ def test_live_scan_never_raises() -> None:
     assert all(isinstance(i, CudnnInstall) for i in parse_cudnn(scan_cudnn()))
 
 
-@given(JSON_VALUES)
+@given(json_like())
 def test_any_json_value(value: object) -> None:
     for data in (value, {"headers": value, "libraries": value}, {"headers": {"h": value}, "libraries": [value]}):
         installs = parse_cudnn(data)

@@ -9,6 +9,7 @@ from hypothesis import strategies as st
 
 from gpudoctor.evidence.system_scan import scan_driver_libraries
 from gpudoctor.facts.driver_libraries import parse_driver_libraries
+from tests.strategies import json_like, mutated_json
 
 _CURRENT = "/usr/lib/x86_64-linux-gnu/nvidia/current"
 # A scan in the shape scan_driver_libraries produces, not captured: this
@@ -39,26 +40,6 @@ SYNTHETIC_MIXED = {
     ],
     "libcuda": [],
 }
-
-JSON_VALUES = st.recursive(
-    st.none() | st.booleans() | st.integers() | st.floats() | st.text(),
-    lambda children: st.lists(children, max_size=4) | st.dictionaries(st.text(max_size=8), children, max_size=4),
-    max_leaves=20,
-)
-
-
-@st.composite
-def mutated_json(draw: st.DrawFn, value: object) -> object:
-    """The value with keys dropped, items removed, text cut and leaves replaced by arbitrary JSON."""
-    if draw(st.integers(0, 9)) == 0:
-        return draw(JSON_VALUES)
-    if isinstance(value, dict):
-        return {key: draw(mutated_json(item)) for key, item in value.items() if draw(st.integers(0, 4)) != 0}
-    if isinstance(value, list):
-        return [draw(mutated_json(item)) for item in value if draw(st.integers(0, 4)) != 0]
-    if isinstance(value, str) and draw(st.booleans()):
-        return value[:draw(st.integers(0, len(value)))]
-    return value
 
 
 def _check_shape(result: dict) -> None:
@@ -111,13 +92,13 @@ def test_live_scan() -> None:
         assert len(version.split(".")[0]) >= 3
 
 
-@given(JSON_VALUES)
+@given(json_like())
 def test_any_json_value(value: object) -> None:
     for data in (value, {"libnvidia-ml": value, "libcuda": [value]}, {"paths": value}):
         _check_shape(parse_driver_libraries(data))
 
 
-@given(st.lists(st.dictionaries(st.sampled_from(["path", "realpath"]), JSON_VALUES), max_size=5))
+@given(st.lists(st.dictionaries(st.sampled_from(["path", "realpath"]), json_like()), max_size=5))
 def test_records_with_wrong_types(records: list[dict]) -> None:
     _check_shape(parse_driver_libraries({"libnvidia-ml": records, "libcuda": records}))
 

@@ -12,6 +12,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from gpudoctor.facts.kernel_log import KernelLog, XidEvent, parse_kernel_log
+from tests.strategies import line_mutations, non_text_json
 
 # Written from the documented formats, not captured.
 SYNTHETIC_XID_79 = "[ 1234.567890] NVRM: Xid (PCI:0000:01:00): 79, pid=2345, name=python3, GPU has fallen off the bus."
@@ -60,26 +61,6 @@ SYNTHETIC_LOCKDOWN = "[    4.1] Lockdown: modprobe: unsigned module loading is r
 SYNTHETIC_ALL = "\n".join([SYNTHETIC_XID_79, SYNTHETIC_XID_79_OLD, SYNTHETIC_XID_MIG, SYNTHETIC_XID_119,
                            SYNTHETIC_API_MISMATCH, SYNTHETIC_NOUVEAU, SYNTHETIC_NOUVEAU_BOUND, SYNTHETIC_RM_INIT,
                            SYNTHETIC_GSP_UNSUPPORTED, SYNTHETIC_LEGACY, SYNTHETIC_SECURE_BOOT])
-
-JSON_VALUES = st.recursive(
-    st.none() | st.booleans() | st.integers() | st.floats() | st.text(),
-    lambda children: st.lists(children, max_size=4) | st.dictionaries(st.text(max_size=8), children, max_size=4),
-    max_leaves=20,
-)
-
-
-def mutations(text: str) -> st.SearchStrategy[str]:
-    """The text truncated anywhere, with lines dropped, duplicated or reordered."""
-    lines = text.splitlines(keepends=True)
-    n = len(lines)
-    return st.one_of(
-        st.integers(0, len(text)).map(lambda cut: text[:cut]),
-        st.lists(st.booleans(), min_size=n, max_size=n).map(
-            lambda keep: "".join(line for line, k in zip(lines, keep) if k)),
-        st.lists(st.integers(1, 3), min_size=n, max_size=n).map(
-            lambda times: "".join(line * t for line, t in zip(lines, times))),
-        st.permutations(lines).map("".join),
-    )
 
 
 def test_xid_79_new_format() -> None:
@@ -154,15 +135,14 @@ def test_any_text(text: str) -> None:
     assert log.api_mismatch is None or (isinstance(log.api_mismatch, tuple) and len(log.api_mismatch) == 2)
 
 
-@given(JSON_VALUES)
+@given(non_text_json())
 def test_any_json_value_is_unknown_not_an_error(value: object) -> None:
-    if not isinstance(value, str):
-        assert parse_kernel_log(value) == KernelLog()
+    assert parse_kernel_log(value) == KernelLog()
 
 
-@given(data=st.data())
-def test_mutated_logs_never_raise(data: st.DataObject) -> None:
-    assert isinstance(parse_kernel_log(data.draw(mutations(SYNTHETIC_ALL))), KernelLog)
+@given(line_mutations(SYNTHETIC_ALL))
+def test_mutated_logs_never_raise(text: str) -> None:
+    assert isinstance(parse_kernel_log(text), KernelLog)
 
 
 @given(code=st.integers(1, 999), bus=st.integers(0, 255), stamp=st.floats(0, 1e6, allow_nan=False),

@@ -11,6 +11,7 @@ from hypothesis import strategies as st
 from gpudoctor.facts.kernel_module import parse_proc_driver_version, parse_proc_modules, parse_sys_module_version
 from gpudoctor.facts.model import KernelModule
 from tests.conftest import fixture_files, read_fixture
+from tests.strategies import fixture_named, line_mutations, non_text_json
 
 PROC_VERSION_FILES = fixture_files("D", "proc-version-*.txt")
 
@@ -27,32 +28,9 @@ no_unload 16384 - - Live 0x0000000000000000
 # Written from the documented sysfs format, not captured.
 SYNTHETIC_SYS_MODULE_VERSION = "535.54.03\n"
 
-JSON_VALUES = st.recursive(
-    st.none() | st.booleans() | st.integers() | st.floats() | st.text(),
-    lambda children: st.lists(children, max_size=4) | st.dictionaries(st.text(max_size=8), children, max_size=4),
-    max_leaves=20,
-)
-
-
-def mutations(text: str) -> st.SearchStrategy[str]:
-    """The text truncated anywhere, with lines dropped, duplicated or reordered."""
-    lines = text.splitlines(keepends=True)
-    n = len(lines)
-    return st.one_of(
-        st.integers(0, len(text)).map(lambda cut: text[:cut]),
-        st.lists(st.booleans(), min_size=n, max_size=n).map(
-            lambda keep: "".join(line for line, k in zip(lines, keep) if k)),
-        st.lists(st.integers(1, 3), min_size=n, max_size=n).map(
-            lambda times: "".join(line * t for line, t in zip(lines, times))),
-        st.permutations(lines).map("".join),
-    )
-
 
 def _fixture(name_part: str) -> pathlib.Path:
-    matches = [path for path in PROC_VERSION_FILES if name_part in path.name]
-    if not matches:
-        pytest.skip(f"fixture *{name_part}* not available")
-    return matches[0]
+    return fixture_named(PROC_VERSION_FILES, name_part)
 
 
 # --- real captured /proc/driver/nvidia/version -------------------------------------------------------------
@@ -162,26 +140,25 @@ def test_any_text_gives_a_kernel_module(text: str) -> None:
         assert isinstance(record["size"], int) and isinstance(record["used_by"], list)
 
 
-@given(JSON_VALUES)
+@given(non_text_json())
 def test_any_json_value_is_unknown_not_an_error(value: object) -> None:
-    if not isinstance(value, str):
-        assert parse_proc_driver_version(value) == KernelModule()
-        assert parse_sys_module_version(value) is None
-        assert parse_proc_modules(value) == {}
+    assert parse_proc_driver_version(value) == KernelModule()
+    assert parse_sys_module_version(value) is None
+    assert parse_proc_modules(value) == {}
 
 
 @pytest.mark.parametrize("path", PROC_VERSION_FILES, ids=lambda p: p.name)
 @given(data=st.data())
 def test_mutated_real_fixtures_never_raise(path: pathlib.Path, data: st.DataObject) -> None:
-    text = data.draw(mutations(read_fixture(path)))
+    text = data.draw(line_mutations(read_fixture(path)))
     module = parse_proc_driver_version(text)
     assert isinstance(module, KernelModule)
     assert module.flavor in (None, "open", "proprietary", "l4t")
 
 
-@given(data=st.data())
-def test_mutated_proc_modules_never_raise(data: st.DataObject) -> None:
-    assert isinstance(parse_proc_modules(data.draw(mutations(SYNTHETIC_PROC_MODULES))), dict)
+@given(line_mutations(SYNTHETIC_PROC_MODULES))
+def test_mutated_proc_modules_never_raise(text: str) -> None:
+    assert isinstance(parse_proc_modules(text), dict)
 
 
 _NAMES = st.from_regex(r"[a-z][a-z0-9_]{0,15}", fullmatch=True)

@@ -14,35 +14,13 @@ from hypothesis import strategies as st
 from gpudoctor.facts.ldconfig import find_libraries, parse_ldconfig
 from gpudoctor.facts.model import LoaderCacheEntry
 from tests.conftest import fixture_files, read_fixture
+from tests.strategies import fixture_named, json_like, line_mutations
 
 LDCONFIG_FILES = fixture_files("D", "ldconfig-*.txt")
 
-JSON_VALUES = st.recursive(
-    st.none() | st.booleans() | st.integers() | st.floats() | st.text(),
-    lambda children: st.lists(children, max_size=4) | st.dictionaries(st.text(max_size=8), children, max_size=4),
-    max_leaves=20,
-)
-
-
-def mutations(text: str) -> st.SearchStrategy[str]:
-    """The text truncated anywhere, with lines dropped, duplicated or reordered."""
-    lines = text.splitlines(keepends=True)
-    n = len(lines)
-    return st.one_of(
-        st.integers(0, len(text)).map(lambda cut: text[:cut]),
-        st.lists(st.booleans(), min_size=n, max_size=n).map(
-            lambda keep: "".join(line for line, k in zip(lines, keep) if k)),
-        st.lists(st.integers(1, 3), min_size=n, max_size=n).map(
-            lambda times: "".join(line * t for line, t in zip(lines, times))),
-        st.permutations(lines).map("".join),
-    )
-
 
 def _fixture(name_part: str) -> str:
-    matches = [path for path in LDCONFIG_FILES if name_part in path.name]
-    if not matches:
-        pytest.skip(f"fixture *{name_part}* not available")
-    return read_fixture(matches[0])
+    return read_fixture(fixture_named(LDCONFIG_FILES, name_part))
 
 
 def _live_ldconfig() -> str:
@@ -118,7 +96,7 @@ def test_any_text_gives_entries(text: str) -> None:
     assert isinstance(find_libraries(entries, "lib"), list)
 
 
-@given(JSON_VALUES, st.text(max_size=5))
+@given(json_like(), st.text(max_size=5))
 def test_any_json_value_is_unknown_not_an_error(value: object, prefix: str) -> None:
     if not isinstance(value, str):
         assert parse_ldconfig(value) == []
@@ -128,7 +106,7 @@ def test_any_json_value_is_unknown_not_an_error(value: object, prefix: str) -> N
 @pytest.mark.parametrize("path", LDCONFIG_FILES, ids=lambda p: p.name)
 @given(data=st.data())
 def test_mutated_real_fixtures_never_raise(path: pathlib.Path, data: st.DataObject) -> None:
-    entries = parse_ldconfig(data.draw(mutations(read_fixture(path))))
+    entries = parse_ldconfig(data.draw(line_mutations(read_fixture(path))))
     assert all(isinstance(entry, LoaderCacheEntry) for entry in entries)
 
 

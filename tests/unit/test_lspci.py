@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import pathlib
 import re
 import shutil
 import subprocess
@@ -14,6 +13,7 @@ from hypothesis import strategies as st
 from gpudoctor.facts.lspci import LINK_KEYS, parse_link_status, parse_link_statuses, parse_lspci
 from gpudoctor.facts.model import PciDevice
 from tests.conftest import fixture_files, read_fixture
+from tests.strategies import line_mutations, non_text_json
 
 LSPCI_FILES = fixture_files("D", "lspci-*.txt")
 
@@ -50,26 +50,6 @@ SYNTHETIC_VV = """\
 \t\tLnkCap2: Supported Link Speeds: 2.5-16GT/s, Crosslink- Retimer+ 2Retimers+ DRS-
 \t\tLnkSta2: Current De-emphasis Level: -3.5dB, EqualizationComplete+
 """
-
-JSON_VALUES = st.recursive(
-    st.none() | st.booleans() | st.integers() | st.floats() | st.text(),
-    lambda children: st.lists(children, max_size=4) | st.dictionaries(st.text(max_size=8), children, max_size=4),
-    max_leaves=20,
-)
-
-
-def mutations(text: str) -> st.SearchStrategy[str]:
-    """The text truncated anywhere, with lines dropped, duplicated or reordered."""
-    lines = text.splitlines(keepends=True)
-    n = len(lines)
-    return st.one_of(
-        st.integers(0, len(text)).map(lambda cut: text[:cut]),
-        st.lists(st.booleans(), min_size=n, max_size=n).map(
-            lambda keep: "".join(line for line, k in zip(lines, keep) if k)),
-        st.lists(st.integers(1, 3), min_size=n, max_size=n).map(
-            lambda times: "".join(line * t for line, t in zip(lines, times))),
-        st.permutations(lines).map("".join),
-    )
 
 
 def _live_lspci() -> str:
@@ -170,17 +150,16 @@ def test_any_text(text: str) -> None:
     assert all(set(s) == set(LINK_KEYS) for s in parse_link_statuses(text).values())
 
 
-@given(JSON_VALUES)
+@given(non_text_json())
 def test_any_json_value_is_unknown_not_an_error(value: object) -> None:
-    if not isinstance(value, str):
-        assert parse_lspci(value) == [] and parse_link_status(value) == {} and parse_link_statuses(value) == {}
+    assert parse_lspci(value) == [] and parse_link_status(value) == {} and parse_link_statuses(value) == {}
 
 
 @pytest.mark.parametrize("text", [SYNTHETIC_RTX3090, SYNTHETIC_PLAIN, SYNTHETIC_VV]
                          + [read_fixture(p) for p in LSPCI_FILES])
 @given(data=st.data())
 def test_mutated_inputs_never_raise(text: str, data: st.DataObject) -> None:
-    mutated = data.draw(mutations(text))
+    mutated = data.draw(line_mutations(text))
     assert isinstance(parse_lspci(mutated), list)
     assert isinstance(parse_link_status(mutated), dict)
     assert isinstance(parse_link_statuses(mutated), dict)

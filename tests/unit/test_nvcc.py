@@ -11,35 +11,13 @@ from hypothesis import strategies as st
 from gpudoctor.facts.model import NvccInfo
 from gpudoctor.facts.nvcc import parse_nvcc_version
 from tests.conftest import fixture_files, read_fixture
+from tests.strategies import fixture_named, line_mutations, non_text_json
 
 NVCC_FILES = fixture_files("D", "nvcc-*.txt")
 
-JSON_VALUES = st.recursive(
-    st.none() | st.booleans() | st.integers() | st.floats() | st.text(),
-    lambda children: st.lists(children, max_size=4) | st.dictionaries(st.text(max_size=8), children, max_size=4),
-    max_leaves=20,
-)
-
-
-def mutations(text: str) -> st.SearchStrategy[str]:
-    """The text truncated anywhere, with lines dropped, duplicated or reordered."""
-    lines = text.splitlines(keepends=True)
-    n = len(lines)
-    return st.one_of(
-        st.integers(0, len(text)).map(lambda cut: text[:cut]),
-        st.lists(st.booleans(), min_size=n, max_size=n).map(
-            lambda keep: "".join(line for line, k in zip(lines, keep) if k)),
-        st.lists(st.integers(1, 3), min_size=n, max_size=n).map(
-            lambda times: "".join(line * t for line, t in zip(lines, times))),
-        st.permutations(lines).map("".join),
-    )
-
 
 def _fixture(name_part: str) -> str:
-    matches = [path for path in NVCC_FILES if name_part in path.name]
-    if not matches:
-        pytest.skip(f"fixture *{name_part}* not available")
-    return read_fixture(matches[0])
+    return read_fixture(fixture_named(NVCC_FILES, name_part))
 
 
 def test_nvcc_12_8_after_a_prompt_line() -> None:
@@ -94,16 +72,15 @@ def test_any_text_gives_nvcc_info(text: str) -> None:
         assert value is None or isinstance(value, str)
 
 
-@given(JSON_VALUES)
+@given(non_text_json())
 def test_any_json_value_is_unknown_not_an_error(value: object) -> None:
-    if not isinstance(value, str):
-        assert parse_nvcc_version(value) == NvccInfo()
+    assert parse_nvcc_version(value) == NvccInfo()
 
 
 @pytest.mark.parametrize("path", NVCC_FILES, ids=lambda p: p.name)
 @given(data=st.data())
 def test_mutated_real_fixtures_never_raise(path: pathlib.Path, data: st.DataObject) -> None:
-    assert isinstance(parse_nvcc_version(data.draw(mutations(read_fixture(path)))), NvccInfo)
+    assert isinstance(parse_nvcc_version(data.draw(line_mutations(read_fixture(path)))), NvccInfo)
 
 
 @given(major=st.integers(1, 99), minor=st.integers(0, 99), patch=st.integers(0, 999))

@@ -24,6 +24,7 @@ from gpudoctor.facts.nvidia_smi_text import (
     parse_nvidia_smi_text,
 )
 from tests.conftest import fixture_files, read_fixture
+from tests.strategies import Mutated, any_code_points, decoded_bytes, mutated
 
 C_FILES = fixture_files("C")
 LIST_FILES = [path for path in C_FILES if path.name.endswith("-nvidia-smi-L.txt")]
@@ -406,59 +407,7 @@ def test_list_of_an_error_is_empty(fixtures_dir: pathlib.Path) -> None:
 
 # --------------------------------------------------------------------------- property tests
 
-_NOISE = st.text(alphabet="|+-= \t\n:./0123456789ABCDEFMiBN/AOnOffERR!WDDM", min_size=1, max_size=8) | st.text(max_size=4)
-
-
-class Mutated(str):
-    """A mutated capture whose repr names the recipe, not the whole text."""
-
-    recipe: str
-
-    def __repr__(self) -> str:
-        return f"<{self.recipe}>"
-
-
-def _mutate(draw: st.DrawFn, texts: list[str], names: list[str]) -> Mutated:
-    """A real output after up to three random cuts, line deletions or duplications, or replacements."""
-    position = draw(st.integers(0, len(texts) - 1))
-    text, recipe = texts[position], [names[position]]
-    for _ in range(draw(st.integers(1, 3))):
-        mutation = draw(st.sampled_from(["slice", "truncate", "delete_lines", "duplicate_lines", "replace"]))
-        if mutation in ("slice", "truncate"):
-            end = draw(st.integers(0, len(text)))
-            start = draw(st.integers(0, end)) if mutation == "slice" else 0
-            text = text[start:end]
-            recipe.append(f"[{start}:{end}]")
-        elif mutation in ("delete_lines", "duplicate_lines"):
-            lines = text.splitlines(keepends=True)
-            if lines:
-                at = draw(st.integers(0, len(lines) - 1))
-                count = draw(st.integers(1, 6))
-                chunk = lines[at : at + count]
-                lines[at : at + count] = [] if mutation == "delete_lines" else chunk * 2
-                text = "".join(lines)
-                recipe.append(f"{mutation}({at}, {count})")
-        else:
-            for _ in range(draw(st.integers(1, 10))):
-                if not text:
-                    break
-                at = draw(st.integers(0, len(text) - 1))
-                noise = draw(_NOISE)
-                text = text[:at] + noise + text[at + 1 :]
-                recipe.append(f"replace({at}, {noise!r})")
-    result = Mutated(text)
-    result.recipe = " ".join(recipe)
-    return result
-
-
-@st.composite
-def mutated_output(draw: st.DrawFn) -> Mutated:
-    return _mutate(draw, C_TEXTS, [path.name for path in C_FILES])
-
-
-@st.composite
-def mutated_list(draw: st.DrawFn) -> Mutated:
-    return _mutate(draw, LIST_TEXTS, [path.name for path in LIST_FILES])
+_NOISE = "|+-= \t\n:./0123456789ABCDEFMiBN/AOnOffERR!WDDM"  # what a table is made of
 
 
 @settings(deadline=None, database=None)
@@ -469,17 +418,15 @@ def test_any_text(text: str) -> None:
 
 
 @settings(deadline=None, database=None)
-@given(st.text(alphabet=st.characters(blacklist_categories=())))
+@given(any_code_points())
 def test_any_code_points(text: str) -> None:
-    # lone surrogates too, as text decoded with errors="surrogateescape" holds them
     assert_well_formed(parse_nvidia_smi_text(text))
     assert isinstance(parse_nvidia_smi_list(text), list)
 
 
 @settings(deadline=None, database=None)
-@given(st.binary())
-def test_any_bytes(data: bytes) -> None:
-    text = data.decode("utf-8", errors="replace")
+@given(decoded_bytes())
+def test_any_bytes(text: str) -> None:
     assert_well_formed(parse_nvidia_smi_text(text))
     assert isinstance(parse_nvidia_smi_list(text), list)
 
@@ -495,7 +442,7 @@ def test_table_like_rows(rows: list[list[str]]) -> None:
 
 @pytest.mark.skipif(not C_TEXTS, reason="real captured fixtures not found")
 @settings(deadline=None, database=None, max_examples=300, suppress_health_check=[HealthCheck.too_slow])
-@given(mutated_output())
+@given(mutated(C_TEXTS, [path.name for path in C_FILES], noise_alphabet=_NOISE))
 def test_mutated_real_outputs(text: Mutated) -> None:
     text = str(text)
     report = parse_nvidia_smi_text(text)
@@ -509,7 +456,7 @@ def test_mutated_real_outputs(text: Mutated) -> None:
 
 @pytest.mark.skipif(not LIST_TEXTS, reason="-L capture not found")
 @settings(deadline=None, database=None, suppress_health_check=[HealthCheck.too_slow])
-@given(mutated_list())
+@given(mutated(LIST_TEXTS, [path.name for path in LIST_FILES], noise_alphabet=_NOISE))
 def test_mutated_real_list(text: Mutated) -> None:
     text = str(text)
     gpus = parse_nvidia_smi_list(text)

@@ -17,6 +17,7 @@ from gpudoctor.facts.model import SmiReport
 from gpudoctor.facts.nvidia_smi_text import ERROR_KINDS
 from gpudoctor.facts.nvidia_smi_xml import parse_nvidia_smi_xml
 from tests.conftest import fixture_files, read_fixture
+from tests.strategies import Mutated, any_code_points, decoded_bytes, mutated
 
 XML_FILES = fixture_files("A")
 XML_TEXTS = [read_fixture(path) for path in XML_FILES]
@@ -289,50 +290,7 @@ def test_synthetic_first_of_several_documents() -> None:
 
 # --------------------------------------------------------------------------- property tests
 
-_NOISE = st.text(alphabet="<>/&;\"'= \t\n|:.-x0123456789ABCDEFN/A", min_size=1, max_size=8) | st.text(max_size=4)
-
-
-class Mutated(str):
-    """A mutated capture whose repr names the recipe, not 200 kB of text."""
-
-    recipe: str
-
-    def __repr__(self) -> str:
-        return f"<{self.recipe}>"
-
-
-@st.composite
-def mutated_capture(draw: st.DrawFn) -> Mutated:
-    """A real capture after up to three random cuts, deletions, duplications or replacements."""
-    position = draw(st.integers(0, len(XML_TEXTS) - 1))
-    text, recipe = XML_TEXTS[position], [XML_FILES[position].name]
-    for _ in range(draw(st.integers(1, 3))):
-        mutation = draw(st.sampled_from(["slice", "truncate", "delete_lines", "duplicate_lines", "replace"]))
-        if mutation in ("slice", "truncate"):
-            end = draw(st.integers(0, len(text)))
-            start = draw(st.integers(0, end)) if mutation == "slice" else 0
-            text = text[start:end]
-            recipe.append(f"[{start}:{end}]")
-        elif mutation in ("delete_lines", "duplicate_lines"):
-            lines = text.splitlines(keepends=True)
-            if lines:
-                at = draw(st.integers(0, len(lines) - 1))
-                count = draw(st.integers(1, 20))
-                chunk = lines[at : at + count]
-                lines[at : at + count] = [] if mutation == "delete_lines" else chunk * 2
-                text = "".join(lines)
-                recipe.append(f"{mutation}({at}, {count})")
-        else:
-            for _ in range(draw(st.integers(1, 10))):
-                if not text:
-                    break
-                at = draw(st.integers(0, len(text) - 1))
-                noise = draw(_NOISE)
-                text = text[:at] + noise + text[at + 1 :]
-                recipe.append(f"replace({at}, {noise!r})")
-    result = Mutated(text)
-    result.recipe = " ".join(recipe)
-    return result
+_NOISE = "<>/&;\"'= \t\n|:.-x0123456789ABCDEFN/A"  # what the XML is made of
 
 
 @settings(deadline=None, database=None)
@@ -342,16 +300,15 @@ def test_any_text(text: str) -> None:
 
 
 @settings(deadline=None, database=None)
-@given(st.text(alphabet=st.characters(blacklist_categories=())))
+@given(any_code_points())
 def test_any_code_points_inside_the_root(text: str) -> None:
-    # lone surrogates too, as text decoded with errors="surrogateescape" holds them
     assert_well_formed(parse_nvidia_smi_xml(f"<nvidia_smi_log><driver_version>{text}</driver_version></nvidia_smi_log>"))
 
 
 @settings(deadline=None, database=None)
-@given(st.binary())
-def test_any_bytes(data: bytes) -> None:
-    assert_well_formed(parse_nvidia_smi_xml(data.decode("utf-8", errors="replace")))
+@given(decoded_bytes())
+def test_any_bytes(text: str) -> None:
+    assert_well_formed(parse_nvidia_smi_xml(text))
 
 
 @settings(deadline=None, database=None)
@@ -363,7 +320,7 @@ def test_text_around_a_root_tag(text: str, tag: str) -> None:
 
 @pytest.mark.skipif(not XML_TEXTS, reason="real captured fixtures not found")
 @settings(deadline=None, database=None, max_examples=300, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
-@given(mutated_capture())
+@given(mutated(XML_TEXTS, [path.name for path in XML_FILES], noise_alphabet=_NOISE, max_lines=20))
 def test_mutated_real_captures(text: Mutated) -> None:
     text = str(text)
     report = parse_nvidia_smi_xml(text)

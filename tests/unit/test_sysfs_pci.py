@@ -10,6 +10,7 @@ from hypothesis import strategies as st
 from gpudoctor.evidence.system_scan import scan_pci
 from gpudoctor.facts.model import PciDevice
 from gpudoctor.facts.sysfs_pci import parse_pci_devices_json
+from tests.strategies import json_like, mutated_json
 
 # Written in the shape scan_pci produces (sysfs attribute files, stripped), not captured.
 SYNTHETIC_SCAN = {
@@ -29,28 +30,6 @@ SYNTHETIC_SCAN = {
     ],
     "dmi": {"sys_vendor": None, "product_name": None},
 }
-
-JSON_VALUES = st.recursive(
-    st.none() | st.booleans() | st.integers() | st.floats() | st.text(),
-    lambda children: st.lists(children, max_size=4) | st.dictionaries(st.text(max_size=8), children, max_size=4),
-    max_leaves=20,
-)
-
-
-@st.composite
-def mutated_json(draw: st.DrawFn, value: object) -> object:
-    """The value with keys dropped, items removed and leaves replaced by arbitrary JSON."""
-    if draw(st.integers(0, 9)) == 0:
-        return draw(JSON_VALUES)
-    if isinstance(value, dict):
-        result = {}
-        for key, item in value.items():
-            if draw(st.integers(0, 4)) != 0:
-                result[key] = draw(mutated_json(item))
-        return result
-    if isinstance(value, list):
-        return [draw(mutated_json(item)) for item in value if draw(st.integers(0, 4)) != 0]
-    return value
 
 
 def test_synthetic_scan() -> None:
@@ -81,7 +60,7 @@ def test_live_scan() -> None:
     assert all(device.vendor_id == "10de" for device in devices)
 
 
-@given(JSON_VALUES)
+@given(json_like())
 def test_any_json_value(value: object) -> None:
     devices = parse_pci_devices_json(value)
     assert isinstance(devices, list) and all(isinstance(d, PciDevice) for d in devices)
@@ -91,7 +70,7 @@ def test_any_json_value(value: object) -> None:
 
 @given(st.lists(st.dictionaries(st.sampled_from(["address", "vendor", "device", "class", "driver", "numa_node",
                                                    "current_link_speed", "current_link_width", "max_link_speed",
-                                                   "max_link_width"]), JSON_VALUES), max_size=5))
+                                                   "max_link_width"]), json_like()), max_size=5))
 def test_records_with_wrong_types(records: list[dict]) -> None:
     for device in parse_pci_devices_json({"devices": records}):
         assert isinstance(device.address, str)
