@@ -16,34 +16,33 @@ from gpudoctor.facts.pci_address import normalize_bus_id
 _HEX = re.compile(r"^(?:0[xX])?([0-9a-fA-F]+)$")
 
 
-def _hex(value: Any, digits: int) -> str | None:
-    """sysfs's "0x10de" as lspci's "10de"; class "0x030000" keeps its first four digits ("0300").
-
-    The class register is class/subclass/prog-if; lspci's class code, which the
-    rest of gpudoctor uses, is the first two bytes.
-    """
+def _hex_digits(value: Any) -> str | None:
+    """The lower-case hex digits of sysfs's "0x10de"-style values, or None."""
     if not isinstance(value, str):
         return None
     match = _HEX.match(value.strip())
-    if not match:
-        return None
-    number = match.group(1).lower()
-    if len(number) < digits:
+    return match.group(1).lower() if match else None
+
+
+def _hex(value: Any, digits: int) -> str | None:
+    """sysfs's "0x10de" as lspci's "10de" (the first ``digits`` digits)."""
+    number = _hex_digits(value)
+    if number is None or len(number) < digits:
         return None
     return number[:digits]
 
 
 def _class_code(value: Any) -> str | None:
-    if not isinstance(value, str):
-        return None
-    match = _HEX.match(value.strip())
-    if not match:
-        return None
-    number = match.group(1).lower()
+    """Class "0x030000" as lspci's "0300".
+
+    The class register is class/subclass/prog-if; lspci's class code, which the
+    rest of gpudoctor uses, is the first two bytes.
+    """
+    number = _hex_digits(value)
     # A full class register has six digits; pad a shortened "0x30000" back.
-    if len(number) <= 6:
-        return number.zfill(6)[:4]
-    return None
+    if number is None or len(number) > 6:
+        return None
+    return number.zfill(6)[:4]
 
 
 def _int(value: Any) -> int | None:
