@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import os
 import re
 
 from gpudoctor.api import Finding, Fix, Severity, check, not_applicable, ok, problem
@@ -112,8 +111,7 @@ def library_path(facts, ctx) -> Outcome:
         return ok("not set")
     entries = [e for e in value.split(":") if e]
     findings = []
-    live = facts.evidence.origin.get("kind") == "live"
-    missing = [e for e in entries if live and not os.path.isdir(e)]
+    missing = list(facts.env.missing_library_dirs)
     if missing:
         findings.append(Finding(Severity.INFO, f"entries that do not exist: {', '.join(missing)}"))
     toolkit = facts.nvcc.release if facts.nvcc and facts.nvcc.release else None

@@ -196,7 +196,9 @@ def scan_environment(environ: dict[str, str] | None = None) -> dict[str, Any]:
     environ = os.environ if environ is None else environ
     values = {name: environ[name] for name in ENV_ALLOW if name in environ}
     present = sorted(name for name in ENV_PRESENCE_ONLY if name in environ)
-    return {"variables": values, "present": present}
+    # Whether each loader-path entry exists can only be seen here, on the machine itself.
+    missing = [d for d in environ.get("LD_LIBRARY_PATH", "").split(":") if d and not os.path.isdir(d)]
+    return {"variables": values, "present": present, "missing_library_dirs": missing}
 
 
 def scan_container(root: str = "/") -> dict[str, Any]:

@@ -18,6 +18,7 @@ class EnvFacts:
     collected: bool = False
     variables: dict[str, str] = field(default_factory=dict)
     present: tuple[str, ...] = ()
+    missing_library_dirs: tuple[str, ...] = ()  # LD_LIBRARY_PATH entries that did not exist
 
     def get(self, name: str) -> str | None:
         return self.variables.get(name)
@@ -42,10 +43,12 @@ def parse_env_json(data: Any) -> EnvFacts:
         return EnvFacts()
     variables = data.get("variables") if isinstance(data.get("variables"), dict) else {}
     present = data.get("present") if isinstance(data.get("present"), list) else []
+    missing = data.get("missing_library_dirs") if isinstance(data.get("missing_library_dirs"), list) else []
     return EnvFacts(
         collected=True,
         variables={k: v for k, v in variables.items() if isinstance(k, str) and isinstance(v, str)},
         present=tuple(p for p in present if isinstance(p, str)),
+        missing_library_dirs=tuple(m for m in missing if isinstance(m, str)),
     )
 
 

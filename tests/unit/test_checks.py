@@ -331,3 +331,15 @@ def test_checks_never_crash_on_corrupt_json_evidence():
     for spec in load_registry().checks:
         result = run_check(spec, facts, CheckContext({"require_gpu": True, "min_gpus": 1, "cuda": "12.4"}))
         assert result.status is not Status.CRASHED, (spec.code, result.traceback)
+
+
+def test_library_path_entries_missing_and_naming_another_cuda():
+    # SYNTHETIC env record in the shape scan_environment writes; nvcc text is a real capture.
+    env = {"variables": {"LD_LIBRARY_PATH": "/usr/local/cuda-11.8/lib64:/opt/gone"}, "present": [],
+           "missing_library_dirs": ["/opt/gone"]}
+    evidence = make_evidence(env_json=env, nvcc_version_txt=fixture_text("D/nvcc-12.8.93-cosmos-rl-131.txt"))
+    outcome = run(environment.library_path, evidence)
+    assert outcome.status is Status.WARNING
+    messages = [f.message for f in outcome.findings]
+    assert any("/opt/gone" in m for m in messages)
+    assert any("CUDA 11.8" in m and "CUDA 12.8" in m for m in messages)
