@@ -184,10 +184,14 @@ def test_cuda_max_falls_back_to_the_knowledge_base():
     text = fixture_text("C/issue-gtx780-440.33.01-old-layout-NA-not-supported-tab-indented-pytorch-31007.txt")
     facts = Facts(make_evidence(nvidia_smi_txt=text))
     assert facts.driver.cuda_max == "10.2" and facts.driver.cuda_max_source == "nvidia-smi"
-    # The hadoop XML (schema v8) has no cuda_version element: the knowledge base fills it in.
+    # With only the kernel module's version (SYNTHETIC line, 470 branch), the knowledge base fills it in.
+    facts = Facts(make_evidence(proc_driver_nvidia_version_txt=(
+        "NVRM version: NVIDIA UNIX x86_64 Kernel Module  470.256.02  Thu May  2 14:37:44 UTC 2024\n")))
+    assert (facts.driver.cuda_max, facts.driver.cuda_max_source) == ("11.4", "knowledge base")
+    # The hadoop XML (schema v8, driver 375.66) has no cuda_version element and predates the table.
     xml = fixture_text("A/hadoop-2x-tesla-p100-pcie-375.66-v8-asf-header.txt")
     facts = Facts(make_evidence(nvidia_smi_q_x_xml=xml))
-    assert facts.driver.cuda_max_source in ("knowledge base", None)
+    assert facts.driver.kernel_version == "375.66" and facts.driver.cuda_max is None
 
 
 def test_exclusive_and_prohibited_compute_modes():
