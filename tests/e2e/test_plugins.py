@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import os
 import pathlib
+import shutil
 import subprocess
 import sys
 
@@ -18,7 +19,7 @@ def plugin_path(tmp_path_factory) -> str:
     target = tmp_path_factory.mktemp("plugin-site")
     build = tmp_path_factory.mktemp("plugin-build")
     # Build from a copy so the source tree gets no build/ or egg-info droppings.
-    subprocess.run(["cp", "-r", f"{PLUGIN_SOURCE}/.", str(build)], check=True)
+    shutil.copytree(PLUGIN_SOURCE, build, dirs_exist_ok=True)
     result = subprocess.run(
         [sys.executable, "-m", "pip", "install", "--quiet", "--no-deps",
          "--disable-pip-version-check", "--target", str(target), str(build)],
