@@ -8,13 +8,15 @@ Not part of the test suite: run it by hand, e.g.
 It measures, in one interleaved run (one untimed warm-up of each command first):
 
   gd-check       gpudoctor check                      (stdout/stderr to /dev/null)
+  gd-check-torch gpudoctor check --python TORCH_VENV   (probes the same torch collect_env runs with)
   env-doctor     env-doctor check                     (PyPI 'env-doctor', own venv)
   collect_env    python -m torch.utils.collect_env    (torch==2.13.0, own venv)
   gd-version     gpudoctor --version
   bare-python    python -c pass                       (gpudoctor's interpreter)
   gd-check-from  gpudoctor check --from SNAPSHOT      (written by 'gpudoctor collect')
 
-and compares them with the project's speed targets. Stdlib only. The peers' venvs are
+and compares them with the project's speed targets. It also prints what each of
+gd-check-torch and collect_env found out about that torch, side by side. Stdlib only. The peers' venvs are
 created on first use under --cache-dir; a peer that cannot be installed (no network, ...)
 is reported and its ratio skipped.
 """
@@ -44,6 +46,8 @@ INSTALL_TIMEOUT = 1800.0
 TARGETS = [
     ("check_vs_env_doctor", "gpudoctor check / env-doctor check", "ratio", "gd-check", "env-doctor", 0.6, "<="),
     ("check_vs_collect_env", "gpudoctor check / collect_env", "ratio", "gd-check", "collect_env", 0.25, "<="),
+    ("check_torch_vs_collect_env", "check --python TORCH / collect_env", "ratio", "gd-check-torch", "collect_env",
+     0.6, "<="),
     ("version_overhead_ms", "gpudoctor --version - python -c pass", "diff_ms", "gd-version", "bare-python", 80.0, "<="),
     ("check_from_s", "gpudoctor check --from SNAPSHOT", "abs_s", "gd-check-from", None, 0.5, "<"),
 ]
@@ -325,6 +329,63 @@ def print_report(report: dict) -> None:
     print()
 
 
+# --------------------------------------------------------------------------- what each found out
+
+# (question, where gpudoctor's JSON answers it, the collect_env line that answers it)
+QUESTIONS = [
+    ("torch version", ("TORCH001", "version"), "PyTorch version"),
+    ("build CUDA / CPU-only", ("TORCH002", "cpu_only"), "CUDA used to build PyTorch"),
+    ("cuDNN of the build", ("TORCH001", "cudnn"), None),
+    ("CUDA available", ("TORCH005", "is_available"), "Is CUDA available"),
+    ("compiled arch list", ("TORCH004", "arch_list"), None),
+    ("which Python was probed", ("FW001", "python"), None),
+    ("how torch was installed (installer / index)", ("TORCH001", "installer"), None),
+    ("GPU names", ("GPU001", None), "GPU models and configuration"),
+    ("driver version", (None, "driver_version"), "Nvidia driver version"),
+    ("TensorFlow / JAX / CuPy probed too", ("FW001", "frameworks"), None),
+    ("fix command when something is wrong", ("*", "fix"), None),
+]
+
+
+def found_out(gd: Path, torch_python: str, timeout: float) -> list[dict]:
+    """Run each once more and record, per question, whether its output answers it."""
+    _, env_text = capture([torch_python, "-m", "torch.utils.collect_env"], timeout)
+    code, gd_text = capture([str(gd), "check", "--python", torch_python, "--format", "json"], timeout)
+    try:
+        report = json.loads(gd_text[gd_text.index("{"):])
+    except ValueError:
+        report = {}
+    by_code = {r.get("code"): r for r in report.get("results", [])}
+    rows = []
+    for question, (code_key, data_key), env_key in QUESTIONS:
+        if code_key == "*":
+            gd_has = any(f.get("fix") for r in report.get("results", []) for f in r.get("findings", []))
+            gd_has = gd_has or "needs nothing fixed"
+        elif code_key is None:
+            gd_has = bool(report.get("machine", {}).get(data_key))
+        else:
+            result = by_code.get(code_key, {})
+            gd_has = result.get("status") not in (None, "not_applicable") if data_key is None else \
+                result.get("data", {}).get(data_key) not in (None, "", [], {})
+        env_has = None
+        if env_key:
+            line = next((ln for ln in env_text.splitlines() if ln.strip().startswith(env_key)), "")
+            value = line.split(":", 1)[1].strip() if ":" in line else ""
+            env_has = bool(value) and value not in ("Could not collect", "N/A")
+        rows.append({"question": question, "gpudoctor": gd_has, "collect_env": bool(env_has)})
+    return rows
+
+
+def print_found_out(rows: list[dict]) -> None:
+    print(f"{'what each found out about the torch venv':<46} {'gpudoctor':>10} {'collect_env':>12}")
+    for row in rows:
+        gd = row["gpudoctor"] if isinstance(row["gpudoctor"], str) else ("yes" if row["gpudoctor"] else "no")
+        print(f"{row['question']:<46} {gd:>10} {'yes' if row['collect_env'] else 'no':>12}")
+    print(f"answered: gpudoctor {sum(1 for r in rows if r['gpudoctor'])}, "
+          f"collect_env {sum(1 for r in rows if r['collect_env'])} of {len(rows)}")
+    print()
+
+
 # --------------------------------------------------------------------------- main
 
 
@@ -407,6 +468,9 @@ def main(argv: list[str] | None = None) -> int:
     # -- what to time: name -> (argv, display)
     benches: dict[str, dict] = {
         "gd-check": {"argv": [str(gd), "check"], "display": "gpudoctor check"},
+        "gd-check-torch": {"argv": [str(gd), "check", "--python", peers["torch"].get("python", "python")],
+                           "display": "gpudoctor check --python TORCH_VENV",
+                           "skipped": None if peers["torch"].get("ok") else "torch venv unavailable"},
         "env-doctor": {"argv": [peers["env-doctor"].get("script", "env-doctor"), "check"],
                        "display": "env-doctor check",
                        "skipped": None if peers["env-doctor"].get("ok") else "env-doctor unavailable"},
@@ -474,7 +538,11 @@ def main(argv: list[str] | None = None) -> int:
         "notes": notes,
     }
     report["targets"] = evaluate(results)
+    if peers["torch"].get("ok"):
+        report["found_out"] = found_out(gd, peers["torch"]["python"], args.timeout)
     print_report(report)
+    if report.get("found_out"):
+        print_found_out(report["found_out"])
     if args.json:
         args.json.parent.mkdir(parents=True, exist_ok=True)
         args.json.write_text(json.dumps(report, indent=2) + "\n")

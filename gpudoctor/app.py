@@ -63,7 +63,16 @@ def _machine_summary(facts, collect_s: float | None) -> dict[str, Any]:
         "container": facts.container.runtime,
         "wsl": facts.container.wsl_version if facts.container.wsl else None,
         "collect_duration_s": round(collect_s, 3) if collect_s is not None else None,
+        "python": _python_summary(facts),
     }
+
+
+def _python_summary(facts) -> dict[str, Any] | None:
+    """The probed interpreter, so every report says whose frameworks it judged."""
+    record = facts.target_python
+    if not record:
+        return None
+    return {"executable": record.get("executable"), "version": record.get("version"), "how": record.get("how")}
 
 
 def _options(args: Any) -> dict[str, Any]:
@@ -124,6 +133,15 @@ def _use_color(stream) -> bool:
     return bool(getattr(stream, "isatty", lambda: False)()) and not os.environ.get("NO_COLOR")
 
 
+def _target_python(args: Any):
+    """The Python to probe frameworks in; None when no framework is to be probed."""
+    if not args.frameworks:
+        return None
+    from gpudoctor.evidence.target_python import resolve_target_python
+
+    return resolve_target_python(args.python, os.environ)
+
+
 @_guarded
 def cmd_check(args: Any) -> int:
     from gpudoctor.registry import load_registry
@@ -139,10 +157,12 @@ def cmd_check(args: Any) -> int:
 
         from gpudoctor.evidence.collect import collect
 
+        target = _target_python(args)
         started = time.perf_counter()
         # Commands run in subprocesses; importing the checks meanwhile hides that import time.
         with ThreadPoolExecutor(max_workers=1) as pool:
-            pending = pool.submit(collect, timeout=args.timeout)
+            pending = pool.submit(collect, timeout=args.timeout, target=target, frameworks=args.frameworks,
+                                  probe_timeout=args.probe_timeout)
             registry = load_registry()
             evidence = pending.result()
         collect_s = time.perf_counter() - started
@@ -180,8 +200,10 @@ def cmd_collect(args: Any) -> int:
     path = args.output or _default_snapshot_name()
     if os.path.lexists(path) and not args.force:
         raise UsageError(f"{path} already exists; choose another path or pass --force to replace it")
+    target = _target_python(args)
     started = time.perf_counter()
-    evidence = collect(timeout=args.timeout)
+    evidence = collect(timeout=args.timeout, target=target, frameworks=args.frameworks,
+                       probe_timeout=args.probe_timeout)
     elapsed = time.perf_counter() - started
     write_snapshot(evidence, path, redacted=not args.no_redact, force=args.force)
     failed = [item.name for item in evidence.items.values() if item.error]
@@ -223,6 +245,20 @@ def cmd_explain(args: Any) -> int:
 
 
 @_guarded
+def cmd_kb(args: Any) -> int:
+    from gpudoctor.kb import kb_info
+    from gpudoctor.kb.describe import render_kb_text
+
+    if args.format == "json":
+        if args.topic:
+            raise UsageError("--format json prints the overview; leave out TOPIC")
+        sys.stdout.write(json.dumps(kb_info(), indent=2) + "\n")
+    else:
+        sys.stdout.write(render_kb_text(topic=args.topic))
+    return EXIT_OK
+
+
+@_guarded
 def cmd_schema(args: Any) -> int:
     from gpudoctor.render.json_report import load_schema
 
@@ -236,6 +272,7 @@ COMMANDS: dict[str, Callable[[Any], int]] = {
     "list-checks": cmd_list_checks,
     "explain": cmd_explain,
     "schema": cmd_schema,
+    "kb": cmd_kb,
 }
 
 __all__ = ["COMMANDS", "build_report", "UsageError", "__version__"]

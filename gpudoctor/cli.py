@@ -74,6 +74,33 @@ def _add_timeout(parser: argparse.ArgumentParser) -> None:
                         help="limit for each external command, e.g. a hanging nvidia-smi (default: 10)")
 
 
+FRAMEWORK_CHOICES = ("torch", "tensorflow", "jax", "cupy")
+
+
+def _frameworks(value: str) -> list[str]:
+    names = [n.strip().lower() for n in value.split(",") if n.strip()]
+    if names == ["none"]:
+        return []
+    if names == ["all"]:
+        return list(FRAMEWORK_CHOICES)
+    for name in names:
+        if name not in FRAMEWORK_CHOICES:
+            raise argparse.ArgumentTypeError(
+                f"{name!r} is not one of {', '.join(FRAMEWORK_CHOICES)} (or 'all', 'none')")
+    return names
+
+
+def _add_probe_options(parser: argparse.ArgumentParser) -> None:
+    probes = parser.add_argument_group("framework probes (run in the target Python, never in gpudoctor's own)")
+    probes.add_argument("--python", metavar="PATH",
+                        help="the Python whose frameworks to probe: an interpreter, or a venv / conda prefix "
+                             "(default: the active virtual or conda environment, else gpudoctor's own Python)")
+    probes.add_argument("--frameworks", type=_frameworks, default=list(FRAMEWORK_CHOICES), metavar="LIST",
+                        help="which to probe, comma-separated: torch,tensorflow,jax,cupy; 'all' (default) or 'none'")
+    probes.add_argument("--probe-timeout", type=_positive_float, default=60.0, metavar="SECONDS",
+                        help="limit for each framework probe: importing TensorFlow can take seconds (default: 60)")
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = _Parser(
         prog="gpudoctor",
@@ -113,6 +140,7 @@ def build_parser() -> argparse.ArgumentParser:
     gates.add_argument("--min-driver", type=_driver_version, metavar="VERSION", help="driver at least VERSION")
     gates.add_argument("--cuda", type=_cuda_version, metavar="X.Y", help="the driver must be able to run CUDA X.Y")
     _add_timeout(check)
+    _add_probe_options(check)
 
     collect = commands.add_parser(
         "collect", help="write a snapshot of this machine's evidence",
@@ -124,6 +152,7 @@ def build_parser() -> argparse.ArgumentParser:
     collect.add_argument("--no-redact", action="store_true", help="keep GPU UUIDs and serial numbers")
     collect.add_argument("--force", action="store_true", help="replace PATH if it exists")
     _add_timeout(collect)
+    _add_probe_options(collect)
 
     list_checks = commands.add_parser("list-checks", help="list every check with its code",
                                       description="List every check (built-in and plugins) with code, area and title.")
@@ -133,6 +162,14 @@ def build_parser() -> argparse.ArgumentParser:
                                   description="Print a check's documentation: what it checks, why it matters, how "
                                               "to fix it.")
     explain.add_argument("code", help="check code, e.g. DRV002")
+
+    kb = commands.add_parser(
+        "kb", help="show what gpudoctor knows (driver/CUDA, PyTorch, TensorFlow, cuDNN, GPUs) and how current",
+        description="Show the knowledge base: each data file, how current it is and its sources; with a TOPIC, "
+                    "its table.")
+    kb.add_argument("topic", nargs="?", metavar="TOPIC",
+                    help="driver, torch, tensorflow, cudnn, gpus, jax or cupy (default: an overview)")
+    kb.add_argument("--format", choices=("text", "json"), default="text")
 
     commands.add_parser("schema", help="print the JSON Schema of 'check --format json'",
                         description="Print the JSON Schema that 'gpudoctor check --format json' output follows.")

@@ -9,7 +9,12 @@ sources are all secondary says so in its note; driver and CUDA versions parse; w
 platform a newer CUDA release never needs an older driver; one GA row per CUDA minor; no
 compute capability in two architecture rows; GPU names are unique once normalised, each
 resolves to its own row (none is shadowed), and each row's architecture agrees with the
-architecture table.  Prints a summary; exits 1 on any error.
+architecture table.  The framework files: PyTorch releases unique and newest first, each
+variant's CUDA consistent with its cuXYZ tag, arch lists parse, Python ranges parse, the
+PyPI default is one of the release's variants; TensorFlow's driver columns equal what the
+driver table (in the same data directory) says for the tested CUDA; cuDNN library names
+carry their major; JAX's driver floors and CuPy's package names agree with their CUDA major.
+Prints a summary; exits 1 on any error.
 
 ``validate(data_dir)`` returns the list of errors, so a test can assert it is empty.
 """
@@ -32,6 +37,14 @@ from gpudoctor import kb  # noqa: E402
 DEFAULT_DATA_DIR = REPO / "gpudoctor" / "kb" / "data"
 DRIVER_FILE = "driver_cuda.json"
 GPU_FILE = "gpu_compute_capability.json"
+TORCH_FILE = "pytorch.json"
+TF_FILE = "tensorflow.json"
+CUDNN_FILE = "cudnn.json"
+PACKAGES_FILE = "python_gpu_packages.json"
+RELEASE_RE = re.compile(r"\d{1,2}\.\d{1,3}")
+TAG_RE = re.compile(r"cu(\d{2,3})")
+ARCH_ENTRY_RE = re.compile(r"\d{1,2}\.\d(\+PTX)?")
+CUDNN_PIN_RE = re.compile(r"\d+\.\d+\.\d+\.\d+")
 STAGES = ("ga", "update", "rc")
 CC_RE = re.compile(r"\d{1,2}\.\d")
 
@@ -238,6 +251,285 @@ def _check_gpu_file(data: dict[str, Any], cc_map: dict[str, str], errors: list[s
     return {"gpus": len(gpus)}
 
 
+# --------------------------------------------------------------------------- framework files
+
+
+def _check_key_list(where: str, row: dict[str, Any], key: str, sources: dict[str, Any], errors: list[str],
+                    required: bool) -> None:
+    keys = row.get(key)
+    if keys in (None, []):
+        if required:
+            errors.append(f"{where}: {key} missing")
+        return
+    if not isinstance(keys, list) or not all(isinstance(k, str) for k in keys):
+        errors.append(f"{where}: {key} is not a list of source keys")
+        return
+    unknown = [k for k in keys if k not in sources]
+    if unknown:
+        errors.append(f"{where}: unknown source key(s) {unknown} in {key}")
+
+
+def _python_range(where: str, row: dict[str, Any], errors: list[str]) -> None:
+    low, high = row.get("python_min"), row.get("python_max")
+    parsed = [kb.parse_python_version(v) if v is not None else None for v in (low, high)]
+    for value, result in zip((low, high), parsed):
+        well_formed = isinstance(value, str) and result is not None and re.fullmatch(r"\d\.\d{1,2}", value)
+        if value is not None and not well_formed:
+            errors.append(f"{where}: Python version {value!r} is not 'X.Y'")
+    if parsed[0] and parsed[1] and parsed[0] > parsed[1]:
+        errors.append(f"{where}: python_min {low} is above python_max {high}")
+
+
+def _arch_entries(where: str, values: object, errors: list[str]) -> None:
+    if values is None:
+        return
+    if not isinstance(values, list) or not values:
+        errors.append(f"{where}: not a non-empty list")
+        return
+    for entry in values:
+        if not isinstance(entry, str) or not ARCH_ENTRY_RE.fullmatch(entry):
+            errors.append(f"{where}: entry {entry!r} is not 'X.Y' or 'X.Y+PTX'")
+    if kb.parse_arch_list(values) is None:
+        errors.append(f"{where}: does not parse")
+
+
+def _release_tuple(text: str) -> tuple[int, ...]:
+    return tuple(int(x) for x in re.findall(r"\d+", text)[:3])
+
+
+def _check_torch_file(data: dict[str, Any], errors: list[str]) -> dict[str, int]:
+    name = TORCH_FILE
+    sources = _check_header(name, data, errors)
+    releases = _rows(name, data, "releases", errors)
+    seen: set[str] = set()
+    previous: tuple[int, ...] | None = None
+    variant_count = 0
+    for row in releases:
+        torch = row.get("torch")
+        where = f"{name}: torch {torch!r}"
+        _check_sources(where, row, sources, errors)
+        if not isinstance(torch, str) or not RELEASE_RE.fullmatch(torch):
+            errors.append(f"{where}: release is not 'X.Y'")
+            continue
+        if torch in seen:
+            errors.append(f"{where}: duplicate release")
+        seen.add(torch)
+        key = _release_tuple(torch)
+        if previous is not None and key >= previous:
+            errors.append(f"{where}: releases are not ordered newest first")
+        previous = key
+        _python_range(where, row, errors)
+        variants = row.get("variants")
+        if not isinstance(variants, list) or not variants:
+            errors.append(f"{where}: no variants")
+            continue
+        tags: set[str] = set()
+        for variant in variants:
+            if not isinstance(variant, dict):
+                errors.append(f"{where}: a variant is not an object")
+                continue
+            variant_count += 1
+            tag = variant.get("variant")
+            vwhere = f"{where} {tag!r}"
+            _check_sources(vwhere, variant, sources, errors)
+            match = TAG_RE.fullmatch(tag) if isinstance(tag, str) else None
+            if match is None:
+                errors.append(f"{vwhere}: variant is not a cuXYZ tag")
+                continue
+            if tag in tags:
+                errors.append(f"{vwhere}: duplicate variant")
+            tags.add(tag)
+            tag_cuda = kb.parse_cuda_version(tag)
+            cuda = kb.parse_cuda_version(variant.get("cuda"))
+            if cuda is None or cuda[2] is not None:
+                errors.append(f"{vwhere}: cuda {variant.get('cuda')!r} is not 'major.minor'")
+            elif tag_cuda is not None and cuda[:2] != tag_cuda[:2]:
+                errors.append(f"{vwhere}: cuda {variant.get('cuda')} does not match the tag {tag}")
+            full = variant.get("cuda_full")
+            if full is not None:
+                parsed = kb.parse_cuda_version(full)
+                if parsed is None or (cuda is not None and parsed[:2] != cuda[:2]):
+                    errors.append(f"{vwhere}: cuda_full {full!r} is not a version of CUDA {variant.get('cuda')}")
+            cudnn = variant.get("cudnn")
+            if cudnn is not None and (not isinstance(cudnn, str) or not CUDNN_PIN_RE.fullmatch(cudnn)):
+                errors.append(f"{vwhere}: cudnn {cudnn!r} is not a W.X.Y.Z pin")
+            for column, keys in (("arch_list_linux_x86_64", "arch_sources"),
+                                 ("arch_list_linux_aarch64", "aarch64_arch_sources"),
+                                 ("arch_list_windows", "windows_arch_sources")):
+                _arch_entries(f"{vwhere} {column}", variant.get(column), errors)
+                _check_key_list(vwhere, variant, keys, sources, errors, required=variant.get(column) is not None)
+            if variant.get("arch_list_linux_x86_64") is None and not variant.get("note"):
+                errors.append(f"{vwhere}: arch list is null without a note saying why")
+            windows = variant.get("windows")
+            if windows is not None and not isinstance(windows, bool):
+                errors.append(f"{vwhere}: windows is not true/false/null")
+            _check_key_list(vwhere, variant, "windows_sources", sources, errors, required=windows is not None)
+            if variant.get("arch_list_windows") is not None and windows is not True:
+                errors.append(f"{vwhere}: a Windows arch list but no Windows wheel")
+        default = row.get("default_pypi_linux_x86_64")
+        if default is not None and default not in tags:
+            errors.append(f"{where}: PyPI default {default!r} is not one of its variants")
+    for row in data.get("unconfirmed_releases", []) or []:
+        if isinstance(row, dict):
+            _check_sources(f"{name}: unconfirmed torch {row.get('torch')!r}", row, sources, errors)
+            if row.get("torch") in seen:
+                errors.append(f"{name}: torch {row.get('torch')!r} is both confirmed and unconfirmed")
+    return {"releases": len(releases), "variants": variant_count}
+
+
+def _driver_lookup(driver: dict[str, Any] | None) -> tuple[dict[tuple[int, int], str], dict[int, str]]:
+    """GA Linux minimums by CUDA major.minor, and Linux MVC floors by major, from a driver file being validated."""
+    ga: dict[tuple[int, int], str] = {}
+    floors: dict[int, str] = {}
+    if not driver:
+        return ga, floors
+    for row in driver.get("toolkit_driver", []) or []:
+        if isinstance(row, dict) and row.get("stage") == "ga" and isinstance(row.get("linux_min"), str):
+            cuda = kb.parse_cuda_version(row.get("cuda"))
+            if cuda is not None:
+                ga[(cuda[0], cuda[1])] = row["linux_min"]
+    for row in driver.get("minor_version_compat", []) or []:
+        if isinstance(row, dict) and isinstance(row.get("cuda_major"), int) and isinstance(row.get("linux_min"), str):
+            floors[row["cuda_major"]] = row["linux_min"]
+    return ga, floors
+
+
+def _check_tf_file(data: dict[str, Any], driver: dict[str, Any] | None, errors: list[str]) -> dict[str, int]:
+    name = TF_FILE
+    sources = _check_header(name, data, errors)
+    releases = _rows(name, data, "releases", errors)
+    ga, floors = _driver_lookup(driver)
+    seen: set[tuple[int, ...]] = set()
+    previous: tuple[int, ...] | None = None
+    for row in releases:
+        version = row.get("version")
+        where = f"{name}: TensorFlow {version!r}"
+        _check_sources(where, row, sources, errors)
+        _check_key_list(where, row, "driver_sources", sources, errors, required=True)
+        if not isinstance(version, str) or not re.fullmatch(r"\d+\.\d+\.\d+", version):
+            errors.append(f"{where}: version is not 'X.Y.Z'")
+            continue
+        key = _release_tuple(version)
+        if key[:2] in seen:
+            errors.append(f"{where}: duplicate release {key[0]}.{key[1]}")
+        seen.add(key[:2])
+        if previous is not None and key >= previous:
+            errors.append(f"{where}: releases are not ordered newest first")
+        previous = key
+        _python_range(where, row, errors)
+        cuda = kb.parse_cuda_version(row.get("cuda"))
+        if cuda is None:
+            errors.append(f"{where}: cuda {row.get('cuda')!r} does not parse")
+            continue
+        for column in ("and_cuda", "windows_native_gpu"):
+            if not isinstance(row.get(column), bool):
+                errors.append(f"{where}: {column} is not true/false")
+        if row.get("windows_native_gpu") is True and key[:2] > (2, 10):
+            errors.append(f"{where}: native Windows GPU after 2.10")
+        for column in ("linux_driver_min", "linux_driver_mvc_floor"):
+            value = row.get(column)
+            if value is not None and kb.parse_driver_version(value) is None:
+                errors.append(f"{where}: {column} {value!r} is not a driver version")
+        if driver is not None:
+            expected = ga.get((cuda[0], cuda[1]))
+            if row.get("linux_driver_min") != expected:
+                errors.append(f"{where}: linux_driver_min {row.get('linux_driver_min')!r} but the driver table says "
+                              f"{expected!r} for CUDA {cuda[0]}.{cuda[1]}")
+            floor = floors.get(cuda[0])
+            if row.get("linux_driver_mvc_floor") != floor:
+                errors.append(f"{where}: linux_driver_mvc_floor {row.get('linux_driver_mvc_floor')!r} but the driver "
+                              f"table's CUDA {cuda[0]}.x floor is {floor!r}")
+    return {"releases": len(releases)}
+
+
+def _check_cudnn_file(data: dict[str, Any], errors: list[str]) -> dict[str, int]:
+    name = CUDNN_FILE
+    sources = _check_header(name, data, errors)
+    majors = _rows(name, data, "majors", errors)
+    seen: set[int] = set()
+    for row in majors:
+        major = row.get("major")
+        where = f"{name}: cuDNN {major!r}"
+        _check_sources(where, row, sources, errors)
+        if not isinstance(major, int) or isinstance(major, bool):
+            errors.append(f"{where}: major is not an integer")
+            continue
+        if major in seen:
+            errors.append(f"{where}: duplicate major")
+        seen.add(major)
+        libraries = row.get("libraries")
+        if not isinstance(libraries, list) or not libraries:
+            errors.append(f"{where}: no libraries")
+        else:
+            for lib in libraries:
+                if not isinstance(lib, str) or not re.fullmatch(rf"libcudnn\w*\.so\.{major}", lib):
+                    errors.append(f"{where}: library {lib!r} is not libcudnn*.so.{major}")
+        for pip in row.get("pip_packages", []) or []:
+            if not isinstance(pip, str) or not re.fullmatch(r"nvidia-cudnn-cu\d{2}", pip):
+                errors.append(f"{where}: pip package {pip!r} is not nvidia-cudnn-cuNN")
+        cc = row.get("min_compute_capability")
+        if cc is not None and (not isinstance(cc, str) or not CC_RE.fullmatch(cc)):
+            errors.append(f"{where}: min_compute_capability {cc!r} is not 'X.Y'")
+        steps = row.get("min_compute_capability_from", []) or []
+        for step in steps:
+            ok = (isinstance(step, list) and len(step) == 2 and isinstance(step[0], str)
+                  and re.fullmatch(rf"{major}\.\d+\.\d+", step[0]) and isinstance(step[1], str)
+                  and CC_RE.fullmatch(step[1]))
+            if not ok:
+                errors.append(f"{where}: min_compute_capability_from entry {step!r} is not [version, 'X.Y']")
+        if cc is None and not steps:
+            errors.append(f"{where}: no minimum compute capability at all")
+    return {"majors": len(majors)}
+
+
+def _check_packages_file(data: dict[str, Any], driver: dict[str, Any] | None, errors: list[str]) -> dict[str, int]:
+    name = PACKAGES_FILE
+    sources = _check_header(name, data, errors)
+    _ga, floors = _driver_lookup(driver)
+    jax = data.get("jax") if isinstance(data.get("jax"), dict) else {}
+    cupy = data.get("cupy") if isinstance(data.get("cupy"), dict) else {}
+    extras = _rows(f"{name} jax", jax, "extras", errors)
+    packages = _rows(f"{name} cupy", cupy, "packages", errors)
+    _check_key_list(f"{name}: jax platforms", jax, "platform_sources", sources, errors, required=True)
+    seen: set[str] = set()
+    for row in extras:
+        extra = row.get("extra")
+        where = f"{name}: jax[{extra}]"
+        _check_sources(where, row, sources, errors)
+        match = re.fullmatch(r"cuda(\d{2})", extra) if isinstance(extra, str) else None
+        if match is None or row.get("cuda_major") != int(match.group(1)):
+            errors.append(f"{where}: extra and cuda_major {row.get('cuda_major')!r} disagree")
+            continue
+        if extra in seen:
+            errors.append(f"{where}: duplicate extra")
+        seen.add(extra)
+        floor = row.get("linux_driver_min")
+        if kb.parse_driver_version(floor) is None:
+            errors.append(f"{where}: linux_driver_min {floor!r} is not a driver version")
+        elif driver is not None and floors.get(row["cuda_major"]) != floor:
+            errors.append(f"{where}: linux_driver_min {floor} but the driver table's CUDA "
+                          f"{row['cuda_major']}.x floor is {floors.get(row['cuda_major'])!r}")
+        branch = row.get("driver_branch_min")
+        if kb.parse_driver_version(floor) and isinstance(branch, str) and branch.isdigit():
+            if kb.parse_driver_version(floor)[0] < int(branch):
+                errors.append(f"{where}: linux_driver_min {floor} is below its branch R{branch}")
+        cc = row.get("min_compute_capability")
+        if not isinstance(cc, str) or not CC_RE.fullmatch(cc):
+            errors.append(f"{where}: min_compute_capability {cc!r} is not 'X.Y'")
+    seen_packages: set[str] = set()
+    for row in packages:
+        package = row.get("package")
+        where = f"{name}: {package!r}"
+        _check_sources(where, row, sources, errors)
+        major = row.get("cuda_major")
+        if not isinstance(major, int) or package != f"cupy-cuda{major}x":
+            errors.append(f"{where}: package name and cuda_major {major!r} disagree")
+        if package in seen_packages:
+            errors.append(f"{where}: duplicate package")
+        seen_packages.add(str(package))
+    return {"jax_extras": len(extras), "cupy_packages": len(packages)}
+
+
 def validate(data_dir: pathlib.Path | str | None = None) -> list[str]:
     """Every problem found in the data files under ``data_dir`` (default: the shipped ones)."""
     errors: list[str] = []
@@ -255,6 +547,18 @@ def validate_with_counts(data_dir: pathlib.Path | str | None, errors: list[str])
     gpus = _load(base / GPU_FILE, errors)
     if gpus is not None:
         counts[GPU_FILE] = _check_gpu_file(gpus, cc_map, errors)
+    torch = _load(base / TORCH_FILE, errors)
+    if torch is not None:
+        counts[TORCH_FILE] = _check_torch_file(torch, errors)
+    tf = _load(base / TF_FILE, errors)
+    if tf is not None:
+        counts[TF_FILE] = _check_tf_file(tf, driver, errors)
+    cudnn = _load(base / CUDNN_FILE, errors)
+    if cudnn is not None:
+        counts[CUDNN_FILE] = _check_cudnn_file(cudnn, errors)
+    packages = _load(base / PACKAGES_FILE, errors)
+    if packages is not None:
+        counts[PACKAGES_FILE] = _check_packages_file(packages, driver, errors)
     return counts
 
 
@@ -272,7 +576,8 @@ def main(argv: list[str] | None = None) -> int:
         for error in errors:
             print(f"  - {error}")
         return 1
-    print("ok: every row sourced, versions parse, driver minimums monotonic, GPU names unique")
+    print("ok: every row sourced, versions parse, driver minimums monotonic, GPU names unique, "
+          "framework tables consistent with the driver table")
     return 0
 
 

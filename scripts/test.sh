@@ -16,4 +16,13 @@ if ! "$venv/bin/python" -m pip install -q --disable-pip-version-check -e ".[test
   exit 1
 fi
 rm -f "$log"
+
+# Real frameworks for the live probe tests: torch (pinned, CPU build from local disk), tensorflow-cpu, jax.
+# GPUDOCTOR_SKIP_FRAMEWORKS=1 skips this (those tests then skip, saying why).
+if [ "${GPUDOCTOR_SKIP_FRAMEWORKS:-0}" != 1 ]; then
+  frameworks=${GPUDOCTOR_FRAMEWORK_VENV:-.venv-frameworks}
+  bash scripts/setup-framework-venv.sh "$frameworks"
+  case "$frameworks" in /*) ;; *) frameworks="$PWD/$frameworks" ;; esac
+  export GPUDOCTOR_FRAMEWORK_PYTHON="$frameworks/bin/python"
+fi
 exec "$venv/bin/python" -m pytest "$@"

@@ -12,7 +12,7 @@ import os
 import re
 import time
 from concurrent.futures import ThreadPoolExecutor
-from typing import Callable, Iterable
+from typing import Any, Callable, Iterable
 
 from gpudoctor.evidence.model import Evidence, EvidenceItem
 from gpudoctor.evidence.run_command import run_command
@@ -74,7 +74,18 @@ def skipped(source: Source) -> EvidenceItem:
                               "recorded in nvidia-smi.txt")
 
 
-def collect_source(source: Source, timeout: float) -> EvidenceItem:
+def _target_python_record(target: Any) -> dict[str, Any]:
+    return {"executable": target.executable, "how": target.how, "note": getattr(target, "note", None)}
+
+
+def collect_source(source: Source, timeout: float, target: Any = None, probe_timeout: float | None = None
+                   ) -> EvidenceItem:
+    if source.probe:
+        from gpudoctor.evidence.framework_probes import DEFAULT_PROBE_TIMEOUT_S, run_probe
+
+        return run_probe(source.probe, target.executable, probe_timeout or DEFAULT_PROBE_TIMEOUT_S)
+    if source.name == "target-python.json":
+        return _run_scan(source, lambda: _target_python_record(target))
     if source.kind == "file":
         return _read_file(source)
     if source.scan is not None:
@@ -87,15 +98,30 @@ def collect_source(source: Source, timeout: float) -> EvidenceItem:
     return item
 
 
+def live_sources(sources: Iterable[Source], target: Any, frameworks: Iterable[str]) -> list[Source]:
+    """The sources worth collecting here: no pasted-report sources; probes only with a target Python."""
+    wanted = set(frameworks) if target is not None else set()
+    return [s for s in sources if s.live and (s.probe is None or s.probe in wanted)
+            and (s.name != "target-python.json" or target is not None)]
+
+
 def collect(timeout: float = DEFAULT_TIMEOUT_S, sources: Iterable[Source] = SOURCES,
-            on_done: Callable[[EvidenceItem], None] | None = None) -> Evidence:
-    """Collect every source concurrently; ``on_done`` is told about each as it finishes."""
-    sources = list(sources)
+            on_done: Callable[[EvidenceItem], None] | None = None, target: Any = None,
+            frameworks: Iterable[str] = (), probe_timeout: float | None = None) -> Evidence:
+    """Collect every source concurrently; ``on_done`` is told about each as it finishes.
+
+    ``target`` (a :class:`~gpudoctor.evidence.target_python.TargetPython`) is the Python the
+    ``frameworks`` probes run in; without one no framework is probed.
+    """
+    sources = live_sources(sources, target, frameworks)
     evidence = Evidence(origin={"kind": "live"})
     skip_driver_queries = driver_absent()
+    # Probes first: they are the slowest (importing a framework takes seconds), so they start at once.
+    sources_by_start = sorted(sources, key=lambda s: s.probe is None)
     with ThreadPoolExecutor(max_workers=max(1, len(sources))) as pool:
         futures = [pool.submit(skipped, source) if source.needs_driver and skip_driver_queries
-                   else pool.submit(collect_source, source, timeout) for source in sources]
+                   else pool.submit(collect_source, source, timeout, target, probe_timeout)
+                   for source in sources_by_start]
         for future in futures:
             item = future.result()
             evidence.add(item)

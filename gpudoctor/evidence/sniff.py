@@ -23,6 +23,15 @@ _MARKERS: tuple[tuple[str, re.Pattern[str]], ...] = (
 
 def guess_source_name(text: str) -> str | None:
     head = text[:200_000]
+    # First: a collect_env report quotes other tools' words (nvidia-smi's GPU names, a topology table),
+    # and a TensorFlow log is recognised by its own log format and fixed messages.
+    from gpudoctor.facts.collect_env import is_collect_env
+    from gpudoctor.facts.tensorflow_log import is_tensorflow_log
+
+    if is_collect_env(head):
+        return "torch-collect-env.txt"
+    if is_tensorflow_log(head):
+        return "tensorflow-log.txt"
     for name, marker in _MARKERS:
         if marker.search(head):
             return name

@@ -25,6 +25,10 @@ class Source:
     # Only worth running with a loaded kernel module: without one these can only
     # repeat the error the plain nvidia-smi already records.
     needs_driver: bool = False
+    # A framework probe: runs in the *target* Python (chosen at run time), so it has no fixed argv.
+    probe: str | None = None
+    # Never collected live: only a person hands it in (a pasted report read by ``check --from``).
+    live: bool = True
 
 
 def _nvml_argv() -> tuple[str, ...]:
@@ -82,9 +86,17 @@ SOURCES: tuple[Source, ...] = (
     Source("driver-libraries.json", "json", "libnvidia-ml and libcuda files", scan=system_scan.scan_driver_libraries),
     Source("container.json", "json", "container and WSL markers", scan=system_scan.scan_container),
     Source("python-packages.json", "json", "NVML Python bindings installed", scan=system_scan.scan_python_packages),
+    Source("target-python.json", "json", "the Python the framework probes ran in, and why that one"),
+    Source("framework-torch.json", "json", "PyTorch as the target Python sees it (probe)", probe="torch"),
+    Source("framework-tensorflow.json", "json", "TensorFlow as the target Python sees it (probe)", probe="tensorflow"),
+    Source("framework-jax.json", "json", "JAX as the target Python sees it (probe)", probe="jax"),
+    Source("framework-cupy.json", "json", "CuPy as the target Python sees it (probe)", probe="cupy"),
+    Source("torch-collect-env.txt", "file", "a pasted `python -m torch.utils.collect_env` report", live=False),
+    Source("tensorflow-log.txt", "file", "a pasted TensorFlow log (its GPU library lines)", live=False),
 )
 
 SOURCE_NAMES = tuple(s.name for s in SOURCES)
+PROBE_SOURCES = tuple(s for s in SOURCES if s.probe)
 MANIFEST_NAME = "manifest.json"
 
 

@@ -196,6 +196,65 @@ class Facts:
         data = self.evidence.json("python-packages.json")
         return data if isinstance(data, dict) else None
 
+    # --- the frameworks of the target Python -------------------------------------
+    @cached_property
+    def collect_env(self) -> Any:
+        """A pasted ``torch.utils.collect_env`` report, parsed; None when none was given."""
+        from gpudoctor.facts.collect_env import parse_collect_env
+
+        text = self.evidence.text("torch-collect-env.txt")
+        return parse_collect_env(text) if text else None
+
+    @cached_property
+    def torch(self) -> Any:
+        from gpudoctor.facts import framework_probe
+        from gpudoctor.facts.collect_env import torch_facts_from_collect_env
+
+        item = self.evidence.get("framework-torch.json")
+        if item is None and self.collect_env is not None:
+            return torch_facts_from_collect_env(self.collect_env)
+        return framework_probe.parse_torch_probe(item)
+
+    @cached_property
+    def tensorflow(self) -> Any:
+        from gpudoctor.facts import framework_probe
+        from gpudoctor.facts.framework_model import ProbeRun, TensorflowFacts
+        from gpudoctor.facts.tensorflow_log import parse_tensorflow_log
+
+        item = self.evidence.get("framework-tensorflow.json")
+        log = self.evidence.text("tensorflow-log.txt")
+        if item is None and log:
+            return TensorflowFacts(source="log", run=ProbeRun(status="from_report"), log=parse_tensorflow_log(log))
+        return framework_probe.parse_tensorflow_probe(item)
+
+    @cached_property
+    def jax(self) -> Any:
+        from gpudoctor.facts import framework_probe
+
+        return framework_probe.parse_jax_probe(self.evidence.get("framework-jax.json"))
+
+    @cached_property
+    def cupy(self) -> Any:
+        from gpudoctor.facts import framework_probe
+
+        return framework_probe.parse_cupy_probe(self.evidence.get("framework-cupy.json"))
+
+    @cached_property
+    def target_python(self) -> dict[str, Any]:
+        """The probed interpreter: its path, why it was chosen, and what the probes learnt of it."""
+        record = self.evidence.json("target-python.json")
+        record = dict(record) if isinstance(record, dict) else {}
+        for framework in (self.torch, self.tensorflow, self.jax, self.cupy):
+            python = framework.python
+            if python is not None:
+                record.setdefault("executable", python.executable)
+                record.setdefault("version", python.version)
+                record.setdefault("platform", python.platform)
+                record.setdefault("virtualenv", python.virtualenv)
+                record.setdefault("conda_prefix", python.conda_prefix)
+                break
+        return {k: v for k, v in record.items() if isinstance(k, str)}
+
     # --- merged views ------------------------------------------------------------
     @cached_property
     def gpus(self) -> list[GpuInfo]:

@@ -44,6 +44,9 @@ def merge_inventory(facts: "Facts") -> list[GpuInfo]:
         sources.append(facts.smi_text.gpus)
     if facts.smi_list:
         sources.append(facts.smi_list)
+    if not sources and facts.collect_env is not None and facts.collect_env.gpu_names:
+        # A pasted collect_env report names the GPUs (nvidia-smi -L's words) and nothing more.
+        sources.append([GpuInfo(index=i, name=name) for i, name in enumerate(facts.collect_env.gpu_names)])
     if not sources:
         return []
     merged = [copy.deepcopy(g) for g in sources[0]]
@@ -102,6 +105,13 @@ def merge_driver(facts: "Facts") -> "DriverFacts":
         if version:
             driver.userspace_version, driver.userspace_source = version, source
             break
+    report = facts.collect_env
+    if driver.userspace_version is None and report is not None and report.driver_version:
+        # collect_env read the version from a working nvidia-smi; with GPUs listed, the module was loaded.
+        driver.userspace_version, driver.userspace_source = report.driver_version, "collect_env report"
+        if report.gpu_names or report.cuda_available:
+            driver.kernel_module_loaded = True
+            driver.kernel_version = driver.kernel_version or report.driver_version
 
     cuda_candidates = [
         (facts.nvml.cuda_driver_version, "NVML"),

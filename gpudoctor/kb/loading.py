@@ -6,7 +6,24 @@ import functools
 import json
 from typing import Any
 
-DATA_FILES = ("driver_cuda.json", "gpu_compute_capability.json")
+DATA_FILES = (
+    "driver_cuda.json",
+    "gpu_compute_capability.json",
+    "pytorch.json",
+    "tensorflow.json",
+    "cudnn.json",
+    "python_gpu_packages.json",
+)
+
+# What each file holds, in a line (for ``gpudoctor kb``).
+DESCRIPTIONS = {
+    "driver_cuda": "NVIDIA driver <-> CUDA toolkit minimums, minor-version compatibility floors, architectures",
+    "gpu_compute_capability": "GPU names -> compute capability and architecture",
+    "pytorch": "PyTorch releases: CUDA variants, cuDNN pins, GPU arch lists, Python range, Windows wheels",
+    "tensorflow": "TensorFlow releases: tested CUDA/cuDNN, Python range, [and-cuda], driver floors",
+    "cudnn": "cuDNN majors: CUDA range, minimum compute capability, library files, pip packages",
+    "python_gpu_packages": "JAX CUDA extras (jax[cuda12]/jax[cuda13]) and CuPy packages (cupy-cudaNNx)",
+}
 
 
 # --------------------------------------------------------------------------- loading
@@ -29,25 +46,59 @@ def _gpu_data() -> dict[str, Any]:
     return _load("gpu_compute_capability.json")
 
 
+def _torch_data() -> dict[str, Any]:
+    return _load("pytorch.json")
+
+
+def _tf_data() -> dict[str, Any]:
+    return _load("tensorflow.json")
+
+
+def _cudnn_data() -> dict[str, Any]:
+    return _load("cudnn.json")
+
+
+def _packages_data() -> dict[str, Any]:
+    return _load("python_gpu_packages.json")
+
+
+def _count_rows(data: dict[str, Any], stem: str) -> dict[str, int]:
+    def size(value: Any) -> int:
+        return len(value) if isinstance(value, list) else 0
+
+    if stem == "driver_cuda":
+        keys = ("toolkit_driver", "minor_version_compat", "architectures")
+        return {key: size(data.get(key)) for key in keys}
+    if stem == "gpu_compute_capability":
+        return {"gpus": size(data.get("gpus"))}
+    if stem == "pytorch":
+        releases = data.get("releases") if isinstance(data.get("releases"), list) else []
+        variants = sum(size(row.get("variants")) for row in releases if isinstance(row, dict))
+        return {"releases": len(releases), "variants": variants}
+    if stem == "tensorflow":
+        return {"releases": size(data.get("releases"))}
+    if stem == "cudnn":
+        return {"majors": size(data.get("majors"))}
+    if stem == "python_gpu_packages":
+        jax = data.get("jax") if isinstance(data.get("jax"), dict) else {}
+        cupy = data.get("cupy") if isinstance(data.get("cupy"), dict) else {}
+        return {"jax_extras": size(jax.get("extras")), "cupy_packages": size(cupy.get("packages"))}
+    return {}
+
+
 def kb_info() -> dict[str, Any]:
-    """How current each data file is and how many rows it holds (for ``gpudoctor kb``)."""
-    driver = _driver_data()
-    gpus = _gpu_data()
-    return {
-        "driver_cuda": {
-            "as_of": driver.get("as_of"),
-            "coverage": driver.get("coverage"),
-            "rows": {
-                "toolkit_driver": len(driver.get("toolkit_driver", [])),
-                "minor_version_compat": len(driver.get("minor_version_compat", [])),
-                "architectures": len(driver.get("architectures", [])),
-            },
-            "sources": len(driver.get("sources", {})),
-        },
-        "gpu_compute_capability": {
-            "as_of": gpus.get("as_of"),
-            "coverage": gpus.get("coverage"),
-            "rows": {"gpus": len(gpus.get("gpus", []))},
-            "sources": len(gpus.get("sources", {})),
-        },
-    }
+    """For every data file (keyed by its stem): what it holds, how current it is, its row
+    counts and how many sources it cites (for ``gpudoctor kb``)."""
+    info: dict[str, Any] = {}
+    for filename in DATA_FILES:
+        stem = filename.rsplit(".", 1)[0]
+        data = _load(filename)
+        info[stem] = {
+            "file": filename,
+            "holds": DESCRIPTIONS.get(stem),
+            "as_of": data.get("as_of"),
+            "coverage": data.get("coverage"),
+            "rows": _count_rows(data, stem),
+            "sources": len(data.get("sources", {})) if isinstance(data.get("sources"), dict) else 0,
+        }
+    return info

@@ -24,6 +24,11 @@ AREA_TITLES: dict[str, str] = {
     "cudnn": "cuDNN",
     "devices": "Device nodes",
     "environment": "Environment",
+    "frameworks": "Frameworks (target Python)",
+    "pytorch": "PyTorch",
+    "tensorflow": "TensorFlow",
+    "jax": "JAX",
+    "cupy": "CuPy",
     "gates": "Preflight gates",
     "collection": "Evidence collection",
 }
@@ -144,6 +149,10 @@ def system_summary_parts(machine: dict[str, Any]) -> list[str]:
         parts.append(str(machine["os"]))
     if machine.get("kernel"):
         parts.append(f"kernel {machine['kernel']}")
+    python = machine.get("python")
+    if isinstance(python, dict) and python.get("executable"):
+        version = f" {python['version']}" if python.get("version") else ""
+        parts.append(f"Python{version} at {python['executable']}")
     return parts
 
 

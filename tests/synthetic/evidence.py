@@ -43,7 +43,12 @@ def _name(key: str) -> str:
         "driver_libraries_json": "driver-libraries.json", "container_json": "container.json",
         "python_packages_json": "python-packages.json",
     }
-    return aliases[key]
+    if key in aliases:
+        return aliases[key]
+    from gpudoctor.evidence.sources import SOURCE_NAMES
+
+    by_key = {n.replace("-", "_").replace(".", "_"): n for n in SOURCE_NAMES}
+    return by_key[key]
 
 
 def run(check_spec, evidence: Evidence, **options: Any):

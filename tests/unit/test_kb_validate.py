@@ -167,3 +167,115 @@ def test_main_exits_one_on_errors(tmp_path, capsys):
     _edit(data_dir, "driver_cuda.json", _not_monotonic)
     assert kb_validate.main(["--data-dir", str(data_dir)]) == 1
     assert "error" in capsys.readouterr().out
+
+
+# --------------------------------------------------------------------------- framework files
+
+
+def _release(data, torch):
+    return next(row for row in data["releases"] if row.get("torch") == torch)
+
+
+def _variant(data, torch, tag):
+    return next(v for v in _release(data, torch)["variants"] if v["variant"] == tag)
+
+
+def _torch_cuda_vs_tag(data):
+    _variant(data, "2.8", "cu128")["cuda"] = "12.6"
+
+
+def _torch_order(data):
+    data["releases"][0], data["releases"][1] = data["releases"][1], data["releases"][0]
+
+
+def _torch_duplicate(data):
+    data["releases"].append(json.loads(json.dumps(_release(data, "2.4"))))
+
+
+def _torch_bad_arch(data):
+    _variant(data, "2.8", "cu128")["arch_list_linux_x86_64"].append("sm-86")
+
+
+def _torch_bad_default(data):
+    _release(data, "2.8")["default_pypi_linux_x86_64"] = "cu118"
+
+
+def _torch_variant_unknown_source(data):
+    _variant(data, "2.8", "cu128")["sources"] = ["NOWHERE"]
+
+
+def _torch_windows_unsourced(data):
+    _variant(data, "2.8", "cu128")["windows_sources"] = []
+
+
+def _torch_bad_python(data):
+    _release(data, "2.8")["python_min"] = "3.14"
+
+
+def _tf_driver_disagrees(data):
+    data["releases"][0]["linux_driver_min"] = "550.54.14"
+
+
+def _tf_floor_disagrees(data):
+    data["releases"][0]["linux_driver_mvc_floor"] = "450.80.02"
+
+
+def _tf_windows_after_210(data):
+    data["releases"][0]["windows_native_gpu"] = True
+
+
+def _cudnn_wrong_major_library(data):
+    data["majors"][0]["libraries"].append("libcudnn_ops_infer.so.8")
+
+
+def _jax_floor_disagrees(data):
+    data["jax"]["extras"][0]["linux_driver_min"] = "575.51.03"
+
+
+def _cupy_name_disagrees(data):
+    data["cupy"]["packages"][0]["package"] = "cupy-cuda12x"
+
+
+FRAMEWORK_BREAKS = {
+    "torch cuda vs tag": ("pytorch.json", _torch_cuda_vs_tag, "does not match the tag"),
+    "torch order": ("pytorch.json", _torch_order, "newest first"),
+    "torch duplicate": ("pytorch.json", _torch_duplicate, "duplicate release"),
+    "torch bad arch": ("pytorch.json", _torch_bad_arch, "is not 'X.Y' or 'X.Y+PTX'"),
+    "torch bad default": ("pytorch.json", _torch_bad_default, "PyPI default"),
+    "torch unknown source": ("pytorch.json", _torch_variant_unknown_source, "unknown source key"),
+    "torch windows unsourced": ("pytorch.json", _torch_windows_unsourced, "windows_sources missing"),
+    "torch python range": ("pytorch.json", _torch_bad_python, "is above python_max"),
+    "tf driver": ("tensorflow.json", _tf_driver_disagrees, "the driver table says"),
+    "tf floor": ("tensorflow.json", _tf_floor_disagrees, "floor is"),
+    "tf windows": ("tensorflow.json", _tf_windows_after_210, "native Windows GPU after 2.10"),
+    "cudnn library": ("cudnn.json", _cudnn_wrong_major_library, "is not libcudnn*.so.9"),
+    "jax floor": ("python_gpu_packages.json", _jax_floor_disagrees, "driver table's CUDA 13.x floor"),
+    "cupy name": ("python_gpu_packages.json", _cupy_name_disagrees, "disagree"),
+}
+
+
+@pytest.mark.parametrize("case", sorted(FRAMEWORK_BREAKS))
+def test_broken_framework_file_is_reported(tmp_path, case):
+    filename, change, expected = FRAMEWORK_BREAKS[case]
+    data_dir = _copy(tmp_path)
+    _edit(data_dir, filename, change)
+    errors = kb_validate.validate(data_dir)
+    assert any(expected in error for error in errors), errors
+
+
+def test_tf_columns_follow_the_driver_file_being_validated(tmp_path):
+    # The TF check reads the driver table in the same directory, not the shipped one.
+    data_dir = _copy(tmp_path)
+    def change(data):
+        _row(data, "toolkit_driver", release="12.5 GA")["linux_min"] = "555.42.01"
+
+    _edit(data_dir, "driver_cuda.json", change)
+    errors = kb_validate.validate(data_dir)
+    assert any("tensorflow.json" in error and "555.42.01" in error for error in errors), errors
+
+
+def test_main_summarises_the_framework_files(capsys):
+    assert kb_validate.main([]) == 0
+    out = capsys.readouterr().out
+    for filename in ("pytorch.json", "tensorflow.json", "cudnn.json", "python_gpu_packages.json"):
+        assert filename in out

@@ -1,0 +1,209 @@
+"""What the framework checks share: the GPUs a framework should see, probe statuses, pip commands.
+
+The fix a framework check prints is a command for the *target* Python (the one
+probed), so it installs into the environment that was diagnosed and not into
+whichever ``pip`` comes first on PATH.
+"""
+
+from __future__ import annotations
+
+import re
+import shlex
+from typing import Any, Iterable
+
+from gpudoctor import kb
+from gpudoctor.api import Finding, Fix, Severity, not_applicable
+from gpudoctor.results import Outcome
+
+LABELS = {"torch": "PyTorch", "tensorflow": "TensorFlow", "jax": "JAX", "cupy": "CuPy"}
+MODULES = {"torch": "torch", "tensorflow": "tensorflow", "jax": "jax", "cupy": "cupy"}
+PIP_INDEX = "https://download.pytorch.org/whl"
+
+
+def probe_file(framework: str) -> str:
+    return f"framework-{framework}.json"
+
+
+def evidence_names(framework: str, fw: Any) -> tuple[str, ...]:
+    if getattr(fw, "source", "probe") == "collect_env":
+        return ("torch-collect-env.txt",)
+    if getattr(fw, "source", "probe") == "log":
+        return ("tensorflow-log.txt",)
+    return (probe_file(framework),)
+
+
+def python_words(python: Any) -> str:
+    """"/venv/bin/python (Python 3.12.3)" — which interpreter a statement is about."""
+    if python is None:
+        return "the reported Python"
+    version = f"Python {python.version}" if python.version else "Python"
+    return f"{python.executable} ({version})" if python.executable else version
+
+
+def pip(python: Any) -> str:
+    """The pip of the target Python: ``/venv/bin/python -m pip``; plain ``python -m pip`` for a pasted report."""
+    executable = getattr(python, "executable", None)
+    if not executable:
+        return "python -m pip"
+    if getattr(python, "os", None) == "windows":
+        return f'"{executable}" -m pip' if " " in executable else f"{executable} -m pip"
+    return f"{shlex.quote(executable)} -m pip"
+
+
+def os_and_machine(python: Any) -> tuple[str, str]:
+    os_name = getattr(python, "os", None) or "linux"
+    machine = (getattr(python, "machine", None) or "x86_64").lower()
+    if machine in ("amd64", "x64"):
+        machine = "x86_64"
+    if machine == "arm64" and os_name == "linux":
+        machine = "aarch64"
+    return os_name, machine
+
+
+# --------------------------------------------------------------------------- the GPUs
+
+
+def nvidia_gpus(facts: Any) -> list[Any]:
+    """The NVIDIA GPUs the driver (or a pasted report) knows of."""
+    return list(facts.gpus)
+
+
+def gpus_present(facts: Any) -> bool:
+    """An NVIDIA GPU is here: the driver lists it, or it sits on the PCI bus without a working driver."""
+    return bool(facts.gpus) or bool(facts.pci_gpus)
+
+
+def driver_version(facts: Any) -> str | None:
+    """The driver to choose wheels for: the loaded one, else the installed user space (what will load)."""
+    driver = facts.driver
+    return driver.kernel_version or driver.userspace_version
+
+
+def driver_older(version: str, than: str) -> bool:
+    a, b = kb.parse_driver_version(version), kb.parse_driver_version(than)
+    return a is not None and b is not None and a < b
+
+
+def driver_usable(facts: Any) -> bool:
+    return bool(facts.driver.kernel_module_loaded or facts.container.wsl)
+
+
+def capabilities(facts: Any, devices: Iterable[Any] = ()) -> list[str]:
+    """Compute capabilities of the GPUs: the framework's own view first, then the driver's, then the KB's."""
+    found = [d.compute_capability for d in devices if getattr(d, "compute_capability", None)]
+    if found:
+        return sorted(set(found))
+    return sorted({g.compute_capability for g in facts.gpus if g.compute_capability})
+
+
+def gpu_names(facts: Any) -> str:
+    names = [g.name for g in facts.gpus if g.name]
+    if not names:
+        count = len(facts.pci_gpus)
+        return f"{count} NVIDIA GPU{'s' if count != 1 else ''} on the bus" if count else "no NVIDIA GPU"
+    distinct = sorted(set(names))
+    if len(distinct) == 1:
+        return f"{len(names)}× {distinct[0]}" if len(names) > 1 else distinct[0]
+    return ", ".join(names)
+
+
+# --------------------------------------------------------------------------- probe statuses
+
+
+def probe_status_outcome(framework: str, fw: Any) -> Outcome | None:
+    """The outcome when the framework could not be probed at all; None when it imported fine."""
+    label = LABELS[framework]
+    run = fw.run
+    where = python_words(fw.python)
+    evidence = evidence_names(framework, fw)
+    data = {"status": run.status, "python": getattr(fw.python, "executable", None)}
+    if run.status in ("ok", "from_report"):
+        return None
+    if run.status == "not_collected":
+        return not_applicable(f"{label} was not probed (no --python target, or probes were skipped)", data)
+    if run.status == "not_installed":
+        return not_applicable(f"{label} is not installed in {where}", data)
+    tail = run.output_tail or ""
+    data["output_tail"] = tail
+    last_line = next((line.strip() for line in reversed(tail.splitlines()) if line.strip()), "")
+    module = MODULES[framework]
+    debug = Fix("Run the import by hand to see the whole output.",
+                (f"{_python(fw.python)} -c 'import {module}'",))
+    if run.status == "timed_out":
+        message = (f"importing {module} in {where} did not finish within the probe timeout "
+                   f"({run.duration_s or 0:.0f} s): it hangs, often on a stuck GPU or a slow network file system")
+        return Outcome(message, [Finding(Severity.PROBLEM, message, debug, evidence)], data)
+    if run.status == "crashed":
+        message = f"the {label} probe crashed in {where}: {run.error or 'no result'}"
+        if last_line and last_line not in message:
+            message += f" (last output: {last_line[:200]})"
+        return Outcome(message, [Finding(Severity.PROBLEM, message, debug, evidence)], data)
+    # import_error
+    error = run.error or last_line or "unknown error"
+    message = f"`import {module}` fails in {where}: {error[:300]}"
+    return Outcome(message, [Finding(Severity.PROBLEM, message, import_error_fix(framework, fw, error), evidence)],
+                   data)
+
+
+def _python(python: Any) -> str:
+    executable = getattr(python, "executable", None)
+    return shlex.quote(executable) if executable else "python"
+
+
+def import_error_fix(framework: str, fw: Any, error: str) -> Fix:
+    module = MODULES[framework]
+    if "__nvJitLink" in error or "libnvJitLink" in error or "undefined symbol" in error and "/nvidia/" in error:
+        return shadowing_fix(fw)
+    if "cannot open shared object file" in error:
+        return Fix(f"A CUDA library {module} needs is missing; reinstalling pulls its pip nvidia-* libraries back.",
+                   (f"{pip(fw.python)} install --force-reinstall --no-deps {module}",
+                    f"{pip(fw.python)} check"))
+    return Fix(f"Reinstall {module} in this environment and check its dependencies.",
+               (f"{pip(fw.python)} install --force-reinstall {module}", f"{pip(fw.python)} check"))
+
+
+def shadowing_fix(fw: Any) -> Fix:
+    return Fix("A system CUDA on LD_LIBRARY_PATH shadows the pip nvidia-* libraries the wheel was built with. "
+               "Drop the CUDA directories from LD_LIBRARY_PATH (for this shell and in ~/.bashrc).",
+               ('export LD_LIBRARY_PATH=$(echo "$LD_LIBRARY_PATH" | tr : "\\n" | grep -v -E "/cuda[^/]*/" '
+                '| paste -sd:)',))
+
+
+# --------------------------------------------------------------------------- fixes that choose a wheel
+
+
+def torch_wheel_fix(facts: Any, torch: Any, summary: str, uninstall_first: bool) -> tuple[Fix | None, Any]:
+    """The pip commands that install the PyTorch wheel this machine needs, and the KB's choice behind them."""
+    os_name, machine = os_and_machine(torch.python)
+    choice = kb.choose_torch_wheel(driver_version=driver_version(facts), compute_capabilities=capabilities(
+        facts, torch.devices), python_version=getattr(torch.python, "version", None), os=os_name, machine=machine,
+        torch_version=torch.base_version)
+    if choice.status != "ok" or not choice.requirement:
+        notes = [n for n in (choice.python_note, "; ".join(choice.reasons) or None) if n]
+        return Fix(summary + " No published wheel fits: " + (" ".join(notes) or "see the reasons above."),
+                   ()), choice
+    commands = []
+    if uninstall_first:
+        if torch.origin.installer == "conda" or (torch.origin.conda_channel and torch.source != "collect_env"):
+            commands.append("conda remove -y pytorch torchvision torchaudio cpuonly")
+        else:
+            commands.append(f"{pip(torch.python)} uninstall -y torch torchvision torchaudio")
+    index = f" --index-url {choice.index_url}" if choice.index_url else ""
+    commands.append(f'{pip(torch.python)} install "{choice.requirement}"{index}')
+    cuda = f" (CUDA {choice.variant[2:-1]}.{choice.variant[-1]})" if re.fullmatch(r"cu\d{3}", choice.variant or "") \
+        else ""
+    text = f"{summary} Chosen: torch {choice.torch} {choice.variant}{cuda}, the newest build this driver, GPU and Python run."
+    if choice.python_note:
+        text += f" {choice.python_note}"
+    if choice.upgrade_driver_to:
+        text += f" A driver ≥ {choice.upgrade_driver_to} would allow newer builds."
+    text += " Reinstall torchvision/torchaudio from the same index if you use them."
+    return Fix(text, tuple(commands)), choice
+
+
+def choice_data(choice: Any) -> dict[str, Any] | None:
+    if choice is None:
+        return None
+    return {"status": choice.status, "torch": choice.torch, "variant": choice.variant,
+            "index_url": choice.index_url, "requirement": choice.requirement, "reasons": list(choice.reasons),
+            "python_note": choice.python_note, "upgrade_driver_to": choice.upgrade_driver_to}

@@ -1,0 +1,303 @@
+"""PyTorch checks: does the torch of the target Python really use the GPU, and if not, the command that fixes it.
+
+Facts come from the torch probe run inside the target Python, or from a pasted
+``python -m torch.utils.collect_env`` report; the checks read both the same way.
+"""
+
+from __future__ import annotations
+
+import re
+
+from gpudoctor import kb
+from gpudoctor.api import Finding, Fix, Severity, check, not_applicable, ok
+from gpudoctor.results import Outcome
+
+from gpudoctor_checks import _fixes
+from gpudoctor_checks._frameworks import (
+    driver_older,
+    capabilities, choice_data, driver_usable, driver_version, evidence_names, gpu_names, gpus_present,
+    os_and_machine, probe_status_outcome, python_words, torch_wheel_fix,
+)
+
+
+def _describe(torch) -> str:
+    if torch.cuda:
+        build = f"CUDA {torch.cuda} build"
+    elif torch.hip:
+        build = f"ROCm (HIP {torch.hip}) build"
+    elif torch.cpu_only:
+        build = "CPU-only build"
+    else:
+        build = "build unknown"
+    return f"torch {torch.version} ({build})"
+
+
+def _skip_unless_imported(torch) -> Outcome | None:
+    if torch.run.status in ("ok", "from_report") and torch.version:
+        return None
+    return not_applicable("PyTorch not available to judge (see TORCH001)", {"status": torch.run.status})
+
+
+@check("TORCH001", area="pytorch", title="PyTorch imports in the target Python")
+def torch_imports(facts, ctx) -> Outcome:
+    """What it checks: that `import torch` works in the target Python (`--python`, else the active virtual or
+    conda environment, else the Python gpudoctor runs in), in a subprocess with a timeout. Reports the
+    version, the build (CUDA, ROCm or CPU-only), cuDNN, NCCL and where torch was installed from.
+
+    Why it matters: an import that fails, hangs or crashes is the first thing to fix; its error text
+    usually names the cause (a missing or shadowed CUDA library, a broken install).
+
+    How to fix: follow the finding: reinstall torch into that environment, or fix LD_LIBRARY_PATH when a
+    system CUDA shadows the pip nvidia-* libraries.
+    """
+    torch = facts.torch
+    failed = probe_status_outcome("torch", torch)
+    if failed is not None:
+        return failed
+    data = {"version": torch.version, "cuda": torch.cuda, "hip": torch.hip, "cudnn": torch.cudnn,
+            "nccl": torch.nccl, "python": torch.python.executable if torch.python else None,
+            "python_version": torch.python.version if torch.python else None, "source": torch.source,
+            "installer": torch.origin.installer, "index_hint": torch.origin.index_hint,
+            "import_s": torch.run.duration_s}
+    extras = [f"cuDNN {torch.cudnn}" if torch.cudnn else None, f"NCCL {torch.nccl}" if torch.nccl else None,
+              f"from {torch.origin.index_hint}" if torch.origin.index_hint else None]
+    where = "in a pasted collect_env report" if torch.source == "collect_env" else f"in {python_words(torch.python)}"
+    summary = f"{_describe(torch)} {where}"
+    extra = ", ".join(e for e in extras if e)
+    return ok(summary + (f"; {extra}" if extra else ""), data)
+
+
+@check("TORCH002", area="pytorch", title="PyTorch is a GPU build where there is a GPU")
+def torch_build_matches(facts, ctx) -> Outcome:
+    """What it checks: that a machine with an NVIDIA GPU has a CUDA build of PyTorch, not a CPU-only wheel
+    (`+cpu`, the default from some mirrors and on Windows/macOS PyPI, or conda's `cpuonly`) or a ROCm one.
+
+    Why it matters: a CPU-only build imports fine and trains, just tens of times slower:
+    `torch.cuda.is_available()` is False and `.cuda()` raises "Torch not compiled with CUDA enabled".
+
+    How to fix: uninstall torch and install it from the PyTorch index chosen for this driver, GPU and
+    Python; the finding prints the exact commands (`pip install "torch==X.Y.*" --index-url
+    https://download.pytorch.org/whl/cuXYZ`).
+    """
+    torch = facts.torch
+    skipped = _skip_unless_imported(torch)
+    if skipped is not None:
+        return skipped
+    data = {"version": torch.version, "cuda": torch.cuda, "hip": torch.hip, "cpu_only": torch.cpu_only}
+    if torch.cuda:
+        return ok(f"{_describe(torch)}", data)
+    if not gpus_present(facts):
+        return ok(f"{_describe(torch)}; no NVIDIA GPU here, so the CPU is what this machine can use", data)
+    if torch.python is not None and torch.python.os == "macos":
+        return not_applicable("macOS: PyTorch has no CUDA builds for macOS (it uses MPS)", data)
+    build = "a ROCm build (for AMD GPUs)" if torch.hip else "a CPU-only build"
+    message = (f"torch {torch.version} is {build}, but this machine has {gpu_names(facts)}: "
+               "nothing will run on the GPU")
+    conda_cpuonly = facts.collect_env is not None and "cpuonly" in facts.collect_env.conda_packages
+    if conda_cpuonly:
+        message += " (conda's `cpuonly` package is installed and forces CPU builds)"
+    fix, choice = torch_wheel_fix(facts, torch, "Replace it with a CUDA build.", uninstall_first=True)
+    data["fix_choice"] = choice_data(choice)
+    evidence = evidence_names("torch", torch)
+    return Outcome(message, [Finding(Severity.PROBLEM, message, fix, evidence)], data)
+
+
+@check("TORCH003", area="pytorch", title="The driver can run PyTorch's CUDA")
+def torch_driver(facts, ctx) -> Outcome:
+    """What it checks: that the NVIDIA driver is new enough for the CUDA version this torch was built with.
+    PyTorch wheels bundle their CUDA runtime, so they need only a driver at or above the minor-version
+    compatibility floor of that CUDA major (CUDA 11.x ≥ 450.80.02, 12.x ≥ 525.60.13, 13.x ≥ 580.65.06 on
+    Linux); below the CUDA release's own driver they run with minor-version compatibility.
+
+    Why it matters: with an older driver CUDA initialisation fails: "The NVIDIA driver on your system is
+    too old (found version 11040)" or "CUDA driver version is insufficient for CUDA runtime version", and
+    `torch.cuda.is_available()` is False.
+
+    How to fix: upgrade the driver to at least the version named, or install the newest torch wheel this
+    driver can run (the finding prints its pip command).
+    """
+    torch = facts.torch
+    skipped = _skip_unless_imported(torch)
+    if skipped is not None:
+        return skipped
+    if not torch.cuda:
+        return not_applicable("not a CUDA build of PyTorch")
+    driver = driver_version(facts)
+    if not driver or not (driver_usable(facts) or torch.source == "collect_env"):
+        return not_applicable(f"torch needs CUDA {torch.cuda}; no loaded NVIDIA driver to compare (see DRV001)")
+    os_name, _ = os_and_machine(torch.python)
+    floor = kb.wheel_driver_floor(torch.cuda, os_name)
+    cuda_mm = ".".join(torch.cuda.split(".")[:2])
+    native = kb.min_driver_for_cuda(cuda_mm)
+    data = {"torch_cuda": torch.cuda, "driver": driver, "driver_floor": floor, "driver_native": native,
+            "driver_cuda_max": facts.driver.cuda_max}
+    too_old_text = torch.cuda_init_error if torch.cuda_init_error and re.search(
+        r"too old|insufficient", torch.cuda_init_error, re.I) else None
+    if (floor and driver_older(driver, floor)) or too_old_text:
+        supports = f", which supports CUDA {facts.driver.cuda_max}" if facts.driver.cuda_max else ""
+        message = (f"torch {torch.version} is built for CUDA {torch.cuda} and needs driver ≥ {floor or native}; "
+                   f"this driver is {driver}{supports}")
+        if too_old_text:
+            message += f'. torch says: "{_one_line(too_old_text)}"'
+        fix, choice = torch_wheel_fix(
+            facts, torch, f"Upgrade the driver to ≥ {native or floor} (needs root), or install the newest torch "
+                          f"this driver runs.", uninstall_first=True)
+        data["fix_choice"] = choice_data(choice)
+        return Outcome(message, [Finding(Severity.PROBLEM, message, fix, evidence_names("torch", torch))], data)
+    if native and driver_older(driver, native):
+        note = (f"driver {driver} runs CUDA {torch.cuda} through minor-version compatibility (full support from "
+                f"{native}): fine for PyTorch, but PTX from newer toolkits cannot be JIT-compiled")
+        return ok(f"driver {driver} runs torch's CUDA {torch.cuda}", data,
+                  [Finding(Severity.INFO, note, None, evidence_names("torch", torch))])
+    return ok(f"driver {driver} runs torch's CUDA {torch.cuda}", data)
+
+
+@check("TORCH004", area="pytorch", title="PyTorch has kernels for this GPU's architecture")
+def torch_arch(facts, ctx) -> Outcome:
+    """What it checks: that every GPU's compute capability is covered by the architectures the torch
+    wheel was compiled for (`torch.cuda.get_arch_list()`; for a pasted report, its warning or the knowledge
+    base): a cubin of the same major with an equal or lower minor (sm_86 runs on 8.9), or PTX at or below
+    the GPU's capability (JIT-compiled at start-up).
+
+    Why it matters: without a kernel image for the GPU, `is_available()` can still be True but every CUDA
+    operation fails with "no kernel image is available for execution on the device". New GPUs need new
+    wheels (Blackwell sm_100/sm_120 need cu128 or newer, torch ≥ 2.7) and new wheels drop old GPUs (cu128+
+    drop Maxwell and Pascal; CUDA 13 builds start at Turing 7.5).
+
+    How to fix: install a wheel whose arch list covers the GPU; the finding prints the pip command with the
+    right --index-url (e.g. cu126 for Pascal, cu128 or newer for Blackwell).
+    """
+    torch = facts.torch
+    skipped = _skip_unless_imported(torch)
+    if skipped is not None:
+        return skipped
+    if not torch.cuda:
+        return not_applicable("not a CUDA build of PyTorch")
+    ccs = capabilities(facts, torch.devices)
+    if torch.unsupported_capability and torch.unsupported_capability not in ccs:
+        ccs.append(torch.unsupported_capability)
+    if not ccs:
+        return not_applicable("no GPU with a known compute capability to compare")
+    os_name, machine = os_and_machine(torch.python)
+    arch_list, arch_source = list(torch.arch_list), "torch.cuda.get_arch_list()"
+    if torch.source == "collect_env":
+        arch_source = "the report's warning"
+    if not (torch.arch_list_known and arch_list):
+        variant = kb.torch_variant(torch.version, torch.local_tag)
+        known = variant.arch_list_for(os_name, machine) if variant else None
+        arch_list, arch_source = (list(known), "knowledge base") if known else ([], None)
+    data = {"compute_capabilities": ccs, "arch_list": arch_list, "arch_list_source": arch_source}
+    if not arch_list:
+        return ok(f"arch list of torch {torch.version} unknown; GPUs are sm_" +
+                  ", sm_".join(c.replace(".", "") for c in ccs), data)
+    uncovered, jit = [], []
+    for cc in ccs:
+        coverage = kb.arch_list_covers(arch_list, cc)
+        if coverage.status == "none":
+            uncovered.append(cc)
+        elif coverage.status == "ptx":
+            jit.append((cc, coverage.via))
+    listing = " ".join(arch_list)
+    if uncovered:
+        sms = ", ".join(f"sm_{c.replace('.', '')}" for c in uncovered)
+        message = (f"torch {torch.version} has no kernels for {sms} ({_names_for(facts, torch, uncovered)}): "
+                   f"it was built for {listing}; CUDA operations fail with \"no kernel image is available\"")
+        fix, choice = torch_wheel_fix(facts, torch, f"Install a torch build that includes {sms}.",
+                                      uninstall_first=True)
+        data["fix_choice"] = choice_data(choice)
+        return Outcome(message, [Finding(Severity.PROBLEM, message, fix, evidence_names("torch", torch))], data)
+    findings = [Finding(Severity.INFO, f"sm_{cc.replace('.', '')} runs by JIT-compiling PTX ({via}): the first "
+                        "start is slow and some kernels may be missing", None, evidence_names("torch", torch))
+                for cc, via in jit]
+    return ok(f"kernels for every GPU (sm_{', sm_'.join(c.replace('.', '') for c in ccs)}) in {listing}",
+              data, findings)
+
+
+@check("TORCH005", area="pytorch", title="PyTorch initialises CUDA")
+def torch_cuda_init(facts, ctx) -> Outcome:
+    """What it checks: that a CUDA build of torch can initialise CUDA (`torch.cuda.is_available()`), and
+    if not, the verbatim error CUDA gave, mapped to its cause: no driver loaded, driver too old, Error 802
+    (NVSwitch system without fabric manager), Error 804 (forward-compatibility libraries on a GPU that
+    doesn't support them), CUDA unknown error (nvidia_uvm not loaded, often after suspend), no device
+    (CUDA_VISIBLE_DEVICES, a container started without GPUs), all devices busy (exclusive compute mode).
+
+    Why it matters: torch falls back to the CPU silently when CUDA can't initialise.
+
+    How to fix: follow the finding; each cause has its own fix.
+    """
+    torch = facts.torch
+    skipped = _skip_unless_imported(torch)
+    if skipped is not None:
+        return skipped
+    if not torch.cuda:
+        return not_applicable("not a CUDA build of PyTorch")
+    data = {"is_available": torch.is_available, "device_count": torch.device_count,
+            "devices": [{"index": d.index, "name": d.name, "compute_capability": d.compute_capability,
+                         "memory_total_mib": d.memory_total_mib} for d in torch.devices],
+            "cuda_init_error": torch.cuda_init_error, "driver_cuda": torch.driver_cuda}
+    if torch.is_available:
+        count = torch.device_count if torch.device_count is not None else len(torch.devices) or len(facts.gpus)
+        names = ", ".join(d.name for d in torch.devices if d.name) or (gpu_names(facts) if facts.gpus else "")
+        return ok(f"CUDA available: {count} device{'s' if count != 1 else ''}" + (f" ({names})" if names else ""),
+                  data)
+    if torch.is_available is None:
+        return not_applicable("whether CUDA initialised was not reported")
+    error = torch.cuda_init_error
+    if not gpus_present(facts) and not error:
+        return ok("CUDA not available: there is no NVIDIA GPU here", data)
+    cause, fix = _init_cause(facts, error)
+    message = "torch.cuda.is_available() is False" + (f': "{_one_line(error)}"' if error else "") + f" — {cause}"
+    return Outcome(message, [Finding(Severity.PROBLEM, message, fix, evidence_names("torch", torch))], data)
+
+
+def _init_cause(facts, error: str | None) -> tuple[str, Fix | None]:
+    text = (error or "").lower()
+    if "found no nvidia driver" in text or (not error and not driver_usable(facts)):
+        if facts.driver.userspace_version:
+            return "the NVIDIA kernel module is not loaded", _fixes.load_kernel_module()
+        return "no NVIDIA driver is installed", _fixes.install_driver(facts.os_release)
+    if "too old" in text or "insufficient" in text or "error 35" in text:
+        return "the driver is older than torch's CUDA (see TORCH003)", None
+    if "802" in text or "system not yet initialized" in text:
+        return ("an NVSwitch system needs the fabric manager running, at the driver's version",
+                Fix("Install and start nvidia-fabricmanager matching the driver branch.",
+                    ("sudo apt-get install -y nvidia-fabricmanager-$(nvidia-smi --query-gpu=driver_version "
+                     "--format=csv,noheader | head -1 | cut -d. -f1)",
+                     "sudo systemctl enable --now nvidia-fabricmanager"), needs_root=True))
+    if "804" in text or "forward compatibility" in text:
+        return ("CUDA forward-compatibility libraries (cuda-compat) are on the loader path, and this GPU doesn't "
+                "support them", Fix("Remove the compat directory from LD_LIBRARY_PATH, or upgrade the host driver.",
+                                    ('export LD_LIBRARY_PATH=$(echo "$LD_LIBRARY_PATH" | tr : "\\n" | grep -v compat '
+                                     '| paste -sd:)',)))
+    if "unknown error" in text or "error 999" in text:
+        return ("CUDA could not talk to the driver: usually nvidia_uvm is not loaded (often after suspend/resume) "
+                "or, in a container, the device cgroup was reset",
+                Fix("Load nvidia_uvm (on the host), or restart the container; reboot if it persists.",
+                    ("sudo modprobe nvidia_uvm", "sudo nvidia-modprobe -u -c=0"), needs_root=True))
+    if "no cuda-capable device" in text or "error 100" in text:
+        visible = facts.env.get("CUDA_VISIBLE_DEVICES")
+        if visible is not None:
+            return (f"CUDA_VISIBLE_DEVICES={visible!r} hides every GPU (see ENV001)",
+                    Fix("Unset it or name existing GPUs.", ("unset CUDA_VISIBLE_DEVICES",)))
+        return ("CUDA sees no GPU: a container started without GPUs, or missing /dev/nvidia* nodes (see DEV001)",
+                None)
+    if "busy or unavailable" in text or "error 46" in text:
+        return ("the GPU is in an exclusive or prohibited compute mode and in use (see GPU002)",
+                Fix("Set the default compute mode, or use a free GPU.", ("sudo nvidia-smi -c DEFAULT",),
+                    needs_root=True))
+    if not driver_usable(facts):
+        return "the NVIDIA driver is not loaded (see DRV001)", _fixes.load_kernel_module()
+    return "see the error text", None
+
+
+def _names_for(facts, torch, ccs: list[str]) -> str:
+    names = {d.name for d in torch.devices if d.compute_capability in ccs and d.name}
+    names |= {g.name for g in facts.gpus if g.compute_capability in ccs and g.name}
+    if torch.unsupported_gpu and torch.unsupported_capability in ccs:
+        names.add(torch.unsupported_gpu)
+    return ", ".join(sorted(names)) or "this GPU"
+
+
+
+def _one_line(text: str) -> str:
+    return " ".join(text.split())[:400]

@@ -1,0 +1,124 @@
+"""Run one framework probe in the target Python and keep what happened as evidence.
+
+The probes (``gpudoctor/probes/*_probe.py``) are stdlib-only scripts run by file path in the
+interpreter the user works with; their one JSON document on stdout becomes the ``json`` evidence item
+``framework-<name>.json``.  Importing a framework can hang, raise or kill the process (a segfault in a
+CUDA library): each of those ends here as an item with an exit code, the output and a clear ``error``,
+never as an exception in gpudoctor.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import signal
+import tempfile
+from collections.abc import Mapping
+
+from gpudoctor.evidence.model import EvidenceItem
+from gpudoctor.evidence.run_command import run_command
+from gpudoctor.facts.framework_model import FRAMEWORKS, probe_file_name
+
+DEFAULT_PROBE_TIMEOUT_S = 60.0
+
+# The probe writes what the framework prints to fd 1/2 into this file (see probes/_probe_common.py), so
+# that after a crash or a hang the framework's last words are still there to read.
+CAPTURE_FILE_ENV = "GPUDOCTOR_PROBE_CAPTURE_FILE"
+
+_PROBES_DIR = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "probes")
+
+
+def probe_path(framework: str) -> str:
+    """The probe script for ``framework`` (one of :data:`FRAMEWORKS`), as a file path."""
+    if framework not in FRAMEWORKS:
+        raise ValueError(f"no probe for {framework!r} (known: {', '.join(FRAMEWORKS)})")
+    return os.path.join(_PROBES_DIR, f"{framework}_probe.py")
+
+
+def probe_argv(framework: str, python: str) -> list[str]:
+    # No -I/-E/-s: PYTHONPATH, user site-packages and the like are part of the environment being diagnosed.
+    return [python, probe_path(framework)]
+
+
+def probe_env(framework: str, base_env: Mapping[str, str]) -> dict[str, str]:
+    """The user's environment (LD_LIBRARY_PATH, CUDA_VISIBLE_DEVICES... are evidence), plus what the probe needs."""
+    env = dict(base_env)
+    # gpudoctor's own directory may be read-only, and the framework's caches are not ours to write.
+    env["PYTHONDONTWRITEBYTECODE"] = "1"
+    # macOS: a venv launcher's variable leaks into children and makes another interpreter take the venv's prefix.
+    env.pop("__PYVENV_LAUNCHER__", None)
+    if framework == "tensorflow":
+        # TensorFlow's C++ side says why it skips a GPU ("Could not load dynamic library ...") only at level 0.
+        env["TF_CPP_MIN_LOG_LEVEL"] = "0"
+    return env
+
+
+def _signal_name(number: int) -> str:
+    try:
+        return signal.Signals(number).name
+    except ValueError:
+        return f"signal {number}"
+
+
+def _captured_section(framework: str, path: str) -> str:
+    try:
+        with open(path, "rb") as handle:
+            data = handle.read(1_000_000)
+    except OSError:
+        return ""
+    text = data.decode("utf-8", errors="replace").rstrip()
+    if not text:
+        return ""
+    return f"--- output of {framework} before the probe ended (captured by the probe) ---\n{text}\n--- stderr ---\n"
+
+
+def _failure(framework: str, python: str, item: EvidenceItem, timeout: float) -> str | None:
+    """One sentence for a probe that gave no result, or None when it did."""
+    if item.timed_out:
+        return (f"the {framework} probe did not finish within {timeout:g} s and was stopped "
+                f"(importing or initialising {framework} hung in {python})")
+    if item.exit_code is None:  # it never ran: run_command's error says why
+        return f"the {framework} probe could not run {python}: {item.error}"
+    if item.exit_code < 0:
+        number = -item.exit_code
+        return (f"the {framework} probe crashed (signal {number}, {_signal_name(number)}) "
+                f"while importing or probing {framework} in {python}")
+    if item.json() is None and not _has_json_line(item.text):
+        if item.exit_code != 0:
+            return f"the {framework} probe exited with status {item.exit_code} without a result ({python})"
+        return f"the {framework} probe printed no JSON result ({python})"
+    return None
+
+
+def _has_json_line(text: str | None) -> bool:
+    import json
+
+    for line in (text or "").splitlines():
+        if line.startswith("{"):
+            try:
+                if isinstance(json.loads(line), dict):
+                    return True
+            except ValueError:
+                continue
+    return False
+
+
+def run_probe(framework: str, python: str, timeout: float = DEFAULT_PROBE_TIMEOUT_S,
+              base_env: Mapping[str, str] | None = None) -> EvidenceItem:
+    """Run ``framework``'s probe in ``python``; the item is ``framework-<name>.json`` whatever happens."""
+    name = probe_file_name(framework)
+    env = probe_env(framework, os.environ if base_env is None else base_env)
+    workdir = tempfile.mkdtemp(prefix="gpudoctor-probe-")
+    capture = os.path.join(workdir, "output.txt")
+    env[CAPTURE_FILE_ENV] = capture
+    try:
+        item = run_command(name, probe_argv(framework, python), timeout=timeout, env=env)
+        item.kind = "json"
+        error = _failure(framework, python, item, timeout)
+        if error is not None:
+            item.error = error
+            # The probe removes the file after reading it back, so it is there only when the probe died.
+            item.stderr = _captured_section(framework, capture) + item.stderr
+    finally:
+        shutil.rmtree(workdir, ignore_errors=True)
+    return item

@@ -1,0 +1,337 @@
+"""A pasted ``python -m torch.utils.collect_env`` report, read into facts.
+
+Two layouts exist: the classic one (``Key: value`` lines, a ``CPU:`` block and a
+``Versions of relevant libraries:`` block) and the sectioned one vLLM's
+``collect_env`` prints (``====`` section headers, ``Key   : value``).  Both are
+read line by line: only the report's own keys are recognised, so a shell prompt,
+"Collecting environment information..." or a warning pasted above the report is
+simply passed over.  The one warning that *is* read is torch's "not compatible
+with the current PyTorch installation", which says which GPU the wheel cannot
+run on and which architectures it was built for.
+
+``torch_facts_from_collect_env`` turns a report into the same :class:`TorchFacts`
+the torch probe gives, claiming nothing the report does not show.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from gpudoctor.facts.framework_model import (
+    CollectEnvReport,
+    InstallOrigin,
+    ProbeRun,
+    PythonTarget,
+    TorchFacts,
+)
+
+# collect_env writes these for "unknown" (None → "Could not collect"; no CUDA at all → "No CUDA").
+_UNKNOWN = {"", "could not collect", "n/a", "none", "no cuda", "unknown"}
+_TRUE = {"true", "yes"}
+_FALSE = {"false", "no"}
+
+# The report's keys (both layouts use the same words) → CollectEnvReport attribute.
+_KEYS = {
+    "pytorch version": "torch_version",
+    "is debug build": "debug_build",
+    "cuda used to build pytorch": "cuda_build",
+    "rocm used to build pytorch": "rocm_build",
+    "os": "os",
+    "gcc version": "gcc",
+    "libc version": "libc",
+    "python version": "python_version",
+    "python platform": "python_platform",
+    "is cuda available": "cuda_available",
+    "cuda runtime version": "cuda_runtime",
+    "cuda_module_loading set to": "cuda_module_loading",
+    "gpu models and configuration": "gpu_names",
+    "nvidia driver version": "driver_version",
+    "cudnn version": "cudnn",
+}
+# Keys the report has that carry nothing gpudoctor uses; recognised so they end a multi-line value.
+_OTHER_KEYS = {
+    "clang version", "cmake version", "hip runtime version", "miopen runtime version", "is xnnpack available",
+    "is xpu available", "xpu used to build pytorch", "caching allocator config", "cpu",
+    "versions of relevant libraries",
+}
+_KEY_LINE = re.compile(r"^(?P<key>[A-Za-z][A-Za-z0-9_ ./()-]*?)\s*:(?:\s+(?P<value>.*?))?\s*$")
+_SECTION_RULE = re.compile(r"^\s*={10,}\s*$")
+_PACKAGE_LINE = re.compile(r"^\s*\[(?P<tool>pip\d*|conda)\]\s+(?P<rest>\S.*?)\s*$")
+_GPU_PREFIX = re.compile(r"^GPU\s+\d+\s*:\s*")
+_UUID = re.compile(r"\s*\(UUID:[^)]*\)")
+_PY_VERSION = re.compile(r"^(\d+\.\d+(?:\.\d+)?)")
+# Sections of the sectioned layout whose lines are not the report's keys.
+_SKIPPED_SECTIONS = {"cpu info", "vllm info", "environment variables"}
+_LIBRARY_SECTION = "versions of relevant libraries"
+
+# --- torch's "GPU not supported by this build" warnings ------------------------------------------------------
+# torch <= 2.12 (_check_cubins): "NVIDIA GeForce RTX 5090 D with CUDA capability sm_120 is not compatible with the
+# current PyTorch installation.\nThe current PyTorch install supports CUDA capabilities sm_50 sm_60 ... sm_90."
+_NOT_COMPATIBLE = re.compile(
+    r"^(?:.*UserWarning:\s*)?(?P<name>\S.*?) with CUDA capability sm_(?P<cc>\d+) is not compatible with the "
+    r"current PyTorch installation", re.MULTILINE)
+_SUPPORTS = re.compile(r"supports CUDA capabilities\s+(?P<arches>[^\n]*)")
+# torch 1.x-2.x (_check_capability): "Found GPU0 NAME which is of cuda capability 3.5." and newer torch:
+# "Found GPU0 NAME which is of compute capability (CC) 6.1."
+_FOUND_GPU = re.compile(
+    r"Found GPU\d+ (?P<name>.+?) which is of (?:cuda|compute) capability (?:\(CC\) )?(?P<cc>\d+\.\d+)")
+# The newest warning lists the code it was built for: "- 7.5 which supports hardware CC ..."
+_BUILT_FOR = re.compile(r"^\s*- (?P<cc>\d+)\.(?P<minor>\d+) which supports hardware CC", re.MULTILINE)
+_ARCH = re.compile(r"\b(?:sm|compute)_\d+[a-z]?\b")
+
+_MACHINES = ("x86_64", "aarch64", "arm64", "ppc64le", "s390x", "amd64", "i686", "armv7l")
+_MSC_MACHINE = re.compile(r"\[MSC v\.\d+ \d+ bit \((AMD64|ARM64)\)\]")
+_OS_MACHINE = re.compile(r"\(([A-Za-z0-9_]+)\)\s*$")
+# The path in torch's own warning: ".../envs/py312/lib/python3.12/site-packages/torch/cuda/__init__.py".
+_SITE_PACKAGES_TORCH = re.compile(
+    r"(?P<prefix>(?:/|[A-Za-z]:\\)[^\s:]*?)[/\\](?:lib[/\\]python\d+\.\d+[/\\]|Lib[/\\])"
+    r"(?:site|dist)-packages[/\\]torch[/\\]")
+
+
+def _value(raw: str | None) -> str | None:
+    if raw is None:
+        return None
+    value = raw.strip()
+    return None if value.lower() in _UNKNOWN else value
+
+
+def _bool(raw: str | None) -> bool | None:
+    value = (raw or "").strip().lower()
+    return True if value in _TRUE else False if value in _FALSE else None
+
+
+def _capability_from_sm(digits: str) -> str | None:
+    """"120" -> "12.0", "86" -> "8.6" (the last digit is the minor version)."""
+    if not digits.isdigit() or len(digits) < 2:
+        return None
+    return f"{int(digits[:-1])}.{digits[-1]}"
+
+
+def parse_unsupported_gpu_warning(text: Any) -> tuple[str | None, str | None, list[str], bool]:
+    """(GPU name, its capability "12.0", the architectures torch says it supports, whether it listed them).
+
+    Read from torch's own warnings, wherever they sit in ``text``; all unknown when there is none.
+    """
+    if not isinstance(text, str):
+        return None, None, [], False
+    match = _NOT_COMPATIBLE.search(text)
+    if match:
+        arches: list[str] = []
+        supports = _SUPPORTS.search(text, match.end())
+        if supports:
+            arches = _ARCH.findall(supports.group("arches"))
+        return match.group("name").strip(), _capability_from_sm(match.group("cc")), arches, bool(arches)
+    found = _FOUND_GPU.search(text)
+    if found:
+        built = [f"sm_{m.group('cc')}{m.group('minor')}" for m in _BUILT_FOR.finditer(text, found.end())]
+        return found.group("name").strip(), found.group("cc"), built, bool(built)
+    return None, None, [], False
+
+
+def is_collect_env(text: Any) -> bool:
+    """Whether a lone pasted text is a collect_env report (classic or sectioned)."""
+    if not isinstance(text, str):
+        return False
+    head = text[:200_000]
+    if re.search(r"^\s*CUDA used to build PyTorch\s*:", head, re.MULTILINE):
+        return True
+    return ("Collecting environment information" in head
+            and re.search(r"^\s*PyTorch version\s*:", head, re.MULTILINE) is not None)
+
+
+def _known_key(line: str) -> tuple[str, str | None] | None:
+    match = _KEY_LINE.match(line)
+    if not match:
+        return None
+    key = " ".join(match.group("key").split()).lower()
+    if key in _KEYS or key in _OTHER_KEYS:
+        return key, match.group("value")
+    return None
+
+
+def _add_package(report: CollectEnvReport, tool: str, rest: str) -> None:
+    if tool.startswith("pip"):
+        # "torch==2.2.2" (pip list --format=freeze); anything else ("Could not collect") is no package.
+        name, sep, version = rest.partition("==")
+        if sep and name.strip() and version.strip() and " " not in name.strip():
+            report.pip_packages.setdefault(name.strip(), version.strip())
+        return
+    # conda list: "name version build [features] channel"; only three columns for the default channel.
+    fields = [f for f in rest.split() if not (f.startswith("[") and f.endswith("]"))]
+    if len(fields) < 2 or rest.lower().startswith(("could not collect", "no relevant packages")):
+        return
+    report.conda_packages.setdefault(fields[0], fields[1])
+    if len(fields) >= 4:
+        report.conda_channels.setdefault(fields[0], fields[3])
+
+
+def _set(report: CollectEnvReport, attribute: str, raw: str | None) -> None:
+    if attribute == "gpu_names":
+        value = _value(raw)
+        name = _UUID.sub("", _GPU_PREFIX.sub("", value)).strip() if value else ""
+        if name:
+            report.gpu_names.append(name)
+        return
+    if attribute == "cudnn":
+        value = _value(raw)
+        # "Probably one of the following:" announces a list of paths on the lines below.
+        if value and not value.lower().startswith("probably one of"):
+            report.cudnn.append(value)
+        return
+    if attribute in ("debug_build", "cuda_available"):
+        setattr(report, attribute, _bool(raw))
+        return
+    value = _value(raw)
+    if attribute == "python_version" and value is not None:
+        # Windows: "3.10.13 | ... [MSC v.1916 64 bit (AMD64)]" names platform.machine() itself.
+        msc = _MSC_MACHINE.search(value)
+        if msc:
+            report.machine = msc.group(1)
+        version = _PY_VERSION.match(value)
+        value = version.group(1) if version else None
+    setattr(report, attribute, value)
+
+
+def _machine(report: CollectEnvReport) -> str | None:
+    # platform.platform(): "Linux-6.11.0-21-generic-x86_64-with-glibc2.40", "macOS-14.4-arm64-arm-64bit".
+    for token in re.split(r"[-\s()]+", report.python_platform or ""):
+        if token.lower() in _MACHINES:
+            return token
+    machine = _OS_MACHINE.search(report.os or "")  # "Ubuntu 24.10 (x86_64)", "macOS 14.4 (arm64)"
+    if machine and machine.group(1).lower() in _MACHINES:
+        return machine.group(1)
+    return report.machine  # the Windows build tag read from the Python version line, if any
+
+
+def parse_collect_env(text: Any) -> CollectEnvReport:
+    """Parse a collect_env report; an empty :class:`CollectEnvReport` when ``text`` holds none."""
+    report = CollectEnvReport()
+    if not isinstance(text, str):
+        return report
+    seen: set[str] = set()
+    continuation: str | None = None  # the attribute whose value goes on over the next lines
+    skipping = False  # inside the CPU block or a section of no interest
+    section: str | None = None
+    lines = text.splitlines()
+    sectioned = False
+    index = 0
+    while index < len(lines):
+        line = lines[index].rstrip()
+        index += 1
+        # Sectioned layout: "=====" / title / "=====".
+        if _SECTION_RULE.match(line) and index + 1 < len(lines) and _SECTION_RULE.match(lines[index + 1]):
+            section = " ".join(lines[index].split()).lower()
+            sectioned = True
+            skipping = section in _SKIPPED_SECTIONS
+            continuation = None
+            index += 2
+            continue
+        package = _PACKAGE_LINE.match(line)
+        if package:
+            _add_package(report, package.group("tool"), package.group("rest"))
+            continuation = None
+            continue
+        if not line.strip():
+            continuation = None
+            # The classic CPU block ends at its blank line; a skipped section goes on to the next header.
+            if skipping and not sectioned:
+                skipping = False
+            continue
+        if skipping:
+            continue
+        known = _known_key(line)
+        if known is None:
+            if continuation is not None:
+                _set(report, continuation, line)
+            continue
+        key, raw = known
+        continuation = None
+        if key == "cpu" and not (raw or "").strip():
+            skipping = True  # the classic "CPU:" block: lscpu or wmic output, none of it ours
+            continue
+        attribute = _KEYS.get(key)
+        if attribute is None or attribute in seen:
+            continue  # the first report in a paste wins
+        seen.add(attribute)
+        _set(report, attribute, raw)
+        if attribute in ("gpu_names", "cudnn") and (not _value(raw) or attribute == "cudnn"):
+            continuation = attribute
+    if seen:
+        report.layout = "sectioned" if sectioned else "classic"
+    report.machine = _machine(report)
+    prefix = _SITE_PACKAGES_TORCH.search(text)
+    report.python_prefix = prefix.group("prefix") if prefix else None
+    (report.unsupported_gpu, report.unsupported_capability, report.supported_arches,
+     _listed) = parse_unsupported_gpu_warning(text)
+    return report
+
+
+# --- TorchFacts from a report -----------------------------------------------------------------------------------
+def _python_target(report: CollectEnvReport) -> PythonTarget | None:
+    target = PythonTarget(version=report.python_version, machine=report.machine, prefix=report.python_prefix)
+    platform = (report.python_platform or "").lower()
+    if platform.startswith("linux"):
+        target.platform = "linux"
+    elif platform.startswith("windows"):
+        target.platform = "win32"
+    elif platform.startswith(("macos", "darwin")):
+        target.platform = "darwin"
+    if all(v is None for v in (target.version, target.platform, target.machine, target.prefix)):
+        return None
+    return target
+
+
+def torch_index_hint(version: str | None) -> str | None:
+    """"download.pytorch.org/whl/cu126" for a "+cu126" / "+cpu" / "+rocm6.2" wheel: only that index builds them."""
+    tag = version.split("+", 1)[1] if isinstance(version, str) and "+" in version else None
+    if tag and re.fullmatch(r"cu\d+|cpu|rocm\d+(?:\.\d+)*", tag):
+        return f"download.pytorch.org/whl/{tag}"
+    return None
+
+
+def _origin(report: CollectEnvReport) -> InstallOrigin:
+    origin = InstallOrigin()
+    # Only a conda line for torch itself says how torch came: "packaged by Anaconda" in the Python line is
+    # the interpreter's origin, and pip lists conda-installed packages too.
+    for name in ("pytorch", "torch"):
+        if name not in report.conda_packages:
+            continue
+        channel = report.conda_channels.get(name)
+        if channel == "pypi":  # conda list shows pip-installed packages as "torch 2.1.0 pypi_0 pypi"
+            origin.installer = "pip"
+        else:
+            origin.installer = "conda"
+            origin.conda_channel = channel
+            origin.index_hint = f"conda:{channel}" if channel else "conda"
+        break
+    if origin.index_hint is None:
+        origin.index_hint = torch_index_hint(report.torch_version)
+    return origin
+
+
+def torch_facts_from_collect_env(report: Any) -> TorchFacts:
+    """The :class:`TorchFacts` a report shows.
+
+    The report's GPU list is nvidia-smi's, not torch's, so it does not become torch devices.
+    """
+    facts = TorchFacts(source="collect_env", run=ProbeRun(status="from_report"))
+    if not isinstance(report, CollectEnvReport):
+        return facts
+    facts.version = report.torch_version
+    facts.debug_build = report.debug_build
+    facts.cuda = report.cuda_build
+    facts.hip = report.rocm_build
+    facts.is_available = report.cuda_available
+    facts.python = _python_target(report)
+    facts.cuda_runtime_system = report.cuda_runtime
+    facts.cudnn_system = list(report.cudnn)
+    facts.unsupported_gpu = report.unsupported_gpu
+    facts.unsupported_capability = report.unsupported_capability
+    # Only the warning lists what the wheel was built for; without it the list is unknown, not empty.
+    facts.arch_list = list(report.supported_arches)
+    facts.arch_list_known = bool(report.supported_arches)
+    facts.nvidia_packages = {name: version for name, version in report.pip_packages.items()
+                             if name.lower().startswith("nvidia-")}
+    facts.origin = _origin(report)
+    return facts

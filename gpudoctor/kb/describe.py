@@ -1,0 +1,252 @@
+"""Plain-text views of the knowledge base for ``gpudoctor kb [topic]``.
+
+``render_kb_text()`` gives the overview (each data file: what it holds, as of when, row
+counts, sources); ``render_kb_text(topic="torch")`` and the other topics print one table
+each.  No colour, no rich: the output is meant to be pasted into an issue.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import Any
+
+from gpudoctor.errors import UsageError
+from gpudoctor.kb import loading
+
+TOPICS = ("driver", "torch", "tensorflow", "cudnn", "gpus", "jax", "cupy")
+_ALIASES = {"pytorch": "torch", "tf": "tensorflow", "cuda": "driver", "gpu": "gpus", "drivers": "driver"}
+
+
+def _table(headers: Sequence[str], rows: Sequence[Sequence[object]]) -> list[str]:
+    """Columns padded to their widest cell; ``None`` shows as "-"."""
+    cells = [[("-" if value is None else str(value)) for value in row] for row in rows]
+    widths = [len(h) for h in headers]
+    for row in cells:
+        for i, value in enumerate(row):
+            widths[i] = max(widths[i], len(value))
+    def line(values: Sequence[str]) -> str:
+        return "  ".join(value.ljust(widths[i]) for i, value in enumerate(values)).rstrip()
+    return [line(list(headers)), line(["-" * w for w in widths])] + [line(row) for row in cells]
+
+
+def _keys(row: dict[str, Any], key: str = "sources") -> str:
+    keys = row.get(key)
+    return ",".join(str(k) for k in keys) if isinstance(keys, list) and keys else "-"
+
+
+def _sources_block(data: dict[str, Any], only: Sequence[dict[str, Any]] | None = None) -> list[str]:
+    """The file's sources, or only those the given rows cite."""
+    sources = data.get("sources")
+    if not isinstance(sources, dict) or not sources:
+        return []
+    wanted = None
+    if only is not None:
+        wanted = {key for row in only for key in (row.get("sources") or []) if isinstance(key, str)}
+    lines = ["", "Sources:"]
+    for key, source in sources.items():
+        if not isinstance(source, dict) or (wanted is not None and key not in wanted):
+            continue
+        url = f" <{source['url']}>" if source.get("url") else ""
+        flag = " (secondary)" if source.get("secondary") else ""
+        lines.append(f"  [{key}]{flag} {source.get('title')}{url}")
+    return lines
+
+
+def _header(title: str, data: dict[str, Any]) -> list[str]:
+    lines = [title, f"as of {data.get('as_of') or '?'}"]
+    if data.get("coverage"):
+        lines.append(f"coverage: {data['coverage']}")
+    return lines + [""]
+
+
+# --------------------------------------------------------------------------- overview
+
+
+def _overview(info: dict[str, Any]) -> list[str]:
+    lines = ["gpudoctor knowledge base", ""]
+    for stem, entry in info.items():
+        if not isinstance(entry, dict):
+            continue
+        rows = entry.get("rows") if isinstance(entry.get("rows"), dict) else {}
+        counts = ", ".join(f"{name} {count}" for name, count in rows.items()) or "no rows"
+        lines.append(f"{entry.get('file') or stem + '.json'}")
+        if entry.get("holds"):
+            lines.append(f"  holds:    {entry['holds']}")
+        lines.append(f"  as of:    {entry.get('as_of') or '?'}")
+        lines.append(f"  rows:     {counts}")
+        lines.append(f"  sources:  {entry.get('sources', 0)}")
+        if entry.get("coverage"):
+            lines.append(f"  coverage: {entry['coverage']}")
+        lines.append("")
+    lines.append(f"Topics: gpudoctor kb {{{'|'.join(TOPICS)}}}")
+    return lines
+
+
+# --------------------------------------------------------------------------- topics
+
+
+def _driver() -> list[str]:
+    data = loading._driver_data()
+    lines = _header("NVIDIA driver <-> CUDA toolkit (release notes Table 3)", data)
+    rows = []
+    for row in data.get("toolkit_driver", []):
+        if isinstance(row, dict):
+            rows.append([row.get("cuda_full") or row.get("cuda"), row.get("release"), row.get("linux_min"),
+                         row.get("windows_min"), _keys(row)])
+    rows.sort(key=lambda r: tuple(int(x) for x in str(r[0]).split(".") if x.isdigit()), reverse=True)
+    lines += _table(["CUDA", "release", "Linux min", "Windows min", "sources"], rows)
+    lines += ["", "Minor-version compatibility (the least driver for any toolkit of a major):"]
+    lines += _table(
+        ["CUDA major", "Linux", "Windows", "sources"],
+        [[f"{r.get('cuda_major')}.x", r.get("linux_min"), r.get("windows_min"), _keys(r)]
+         for r in data.get("minor_version_compat", []) if isinstance(r, dict)],
+    )
+    lines += ["", "Architectures:"]
+    lines += _table(
+        ["architecture", "compute capability", "first CUDA", "last CUDA", "last driver"],
+        [[r.get("architecture"), ", ".join(r.get("compute_capabilities", [])), r.get("first_cuda"),
+          r.get("last_cuda"), r.get("last_driver")] for r in data.get("architectures", []) if isinstance(r, dict)],
+    )
+    return lines + _sources_block(data)
+
+
+def _arch(values: object) -> str | None:
+    return ";".join(str(v) for v in values) if isinstance(values, list) else None
+
+
+def _windows(variant: dict[str, Any]) -> str:
+    flag = variant.get("windows")
+    if flag is True:
+        return _arch(variant.get("arch_list_windows")) or "yes (arch list ?)"
+    return "no" if flag is False else "?"
+
+
+def _torch() -> list[str]:
+    data = loading._torch_data()
+    lines = _header("PyTorch wheels (download.pytorch.org/whl/<variant>)", data)
+    rows = []
+    for release in data.get("releases", []):
+        if not isinstance(release, dict):
+            continue
+        python = f"{release.get('python_min') or '?'}-{release.get('python_max') or '?'}"
+        for variant in release.get("variants", []):
+            if not isinstance(variant, dict):
+                continue
+            default = "*" if variant.get("variant") == release.get("default_pypi_linux_x86_64") else ""
+            rows.append([
+                release.get("torch"), f"{variant.get('variant')}{default}",
+                variant.get("cuda_full") or variant.get("cuda"),
+                variant.get("cudnn"), python, _arch(variant.get("arch_list_linux_x86_64")) or "?",
+                _arch(variant.get("arch_list_linux_aarch64")), _windows(variant),
+            ])
+    lines += _table(["torch", "variant", "CUDA", "cuDNN", "Python", "arch (Linux x86_64)", "arch (aarch64)",
+                     "Windows"], rows)
+    lines += ["", "* = what plain `pip install torch` gets on Linux x86_64.  '?' = not verified.  "
+              "X.Y = SASS for sm_XY, +PTX = PTX too."]
+    for release in data.get("unconfirmed_releases", []):
+        if isinstance(release, dict):
+            lines.append(f"torch {release.get('torch')}: {release.get('note')}")
+    return lines + _sources_block(data)
+
+
+def _tensorflow() -> list[str]:
+    data = loading._tf_data()
+    lines = _header("TensorFlow GPU builds (Linux)", data)
+    rows = [
+        [r.get("version"), f"{r.get('python_min')}-{r.get('python_max')}", r.get("cuda"), r.get("cudnn"),
+         "yes" if r.get("and_cuda") else "no", "yes" if r.get("windows_native_gpu") else "no",
+         r.get("linux_driver_min"), r.get("linux_driver_mvc_floor"), _keys(r)]
+        for r in data.get("releases", []) if isinstance(r, dict)
+    ]
+    lines += _table(["TF", "Python", "CUDA", "cuDNN", "[and-cuda]", "native Windows GPU", "driver (full)",
+                     "driver (floor)", "sources"], rows)
+    notes = [n for n in data.get("notes", []) if isinstance(n, str)]
+    if notes:
+        lines += [""] + [f"- {note}" for note in notes]
+    return lines + _sources_block(data)
+
+
+def _cudnn() -> list[str]:
+    data = loading._cudnn_data()
+    lines = _header("cuDNN major versions", data)
+    for row in data.get("majors", []):
+        if not isinstance(row, dict):
+            continue
+        lines += [
+            f"cuDNN {row.get('label') or row.get('major')}",
+            f"  CUDA:            {row.get('cuda')}",
+            f"  min GPU:         {row.get('min_compute_capability_note') or row.get('min_compute_capability')}",
+            f"  Linux driver:    {row.get('linux_driver')}",
+            f"  Windows driver:  {row.get('windows_driver')}",
+            f"  libraries:       {', '.join(row.get('libraries', []))}",
+            f"  pip:             {', '.join(row.get('pip_packages', []))}",
+            f"  sources:         {_keys(row)}",
+            "",
+        ]
+    if data.get("compat_rules"):
+        lines.append(f"- {data['compat_rules']}")
+    return lines + _sources_block(data)
+
+
+def _gpus() -> list[str]:
+    data = loading._gpu_data()
+    lines = _header("GPU names -> compute capability", data)
+    rows = [[r.get("match"), r.get("compute_capability"), r.get("architecture"), _keys(r)]
+            for r in data.get("gpus", []) if isinstance(r, dict)]
+    rows.sort(key=lambda r: (tuple(int(x) for x in str(r[1]).split(".") if x.isdigit()), str(r[0])), reverse=True)
+    lines += _table(["GPU", "cc", "architecture", "sources"], rows)
+    return lines + _sources_block(data)
+
+
+def _jax() -> list[str]:
+    data = loading._packages_data()
+    lines = _header("JAX CUDA wheels (pip install -U \"jax[cudaNN]\")", data)
+    jax = data.get("jax") if isinstance(data.get("jax"), dict) else {}
+    rows = [
+        [f"jax[{r.get('extra')}]", r.get("built_with_cuda"), r.get("compatible_cuda"), r.get("cudnn"),
+         r.get("linux_driver_min"), r.get("min_compute_capability"), ", ".join(r.get("plugin_packages", [])),
+         _keys(r)]
+        for r in jax.get("extras", []) if isinstance(r, dict)
+    ]
+    lines += _table(["install", "built with", "runs with", "cuDNN", "Linux driver", "min GPU", "packages",
+                     "sources"], rows)
+    platforms = jax.get("platforms") if isinstance(jax.get("platforms"), dict) else {}
+    if platforms:
+        lines += ["", "NVIDIA GPU support: " + ", ".join(f"{k} {v}" for k, v in platforms.items())]
+    cited = [r for r in jax.get("extras", []) if isinstance(r, dict)] + [{"sources": jax.get("platform_sources")}]
+    return lines + _sources_block(data, cited)
+
+
+def _cupy() -> list[str]:
+    data = loading._packages_data()
+    lines = _header("CuPy binary packages", data)
+    cupy = data.get("cupy") if isinstance(data.get("cupy"), dict) else {}
+    rows = [[r.get("package"), r.get("cuda"), r.get("cupy_versions"), ", ".join(r.get("extras", [])) or None,
+             _keys(r)] for r in cupy.get("packages", []) if isinstance(r, dict)]
+    lines += _table(["package", "CUDA", "CuPy versions", "extras", "sources"], rows)
+    notes = [f"- {r.get('package')}: {r.get('note')}" for r in cupy.get("packages", [])
+             if isinstance(r, dict) and r.get("note")]
+    if notes:
+        lines += [""] + notes
+    return lines + _sources_block(data, [r for r in cupy.get("packages", []) if isinstance(r, dict)])
+
+
+_RENDERERS: dict[str, Callable[[], list[str]]] = {
+    "driver": _driver, "torch": _torch, "tensorflow": _tensorflow, "cudnn": _cudnn, "gpus": _gpus,
+    "jax": _jax, "cupy": _cupy,
+}
+
+
+def render_kb_text(info: dict[str, Any] | None = None, topic: str | None = None) -> str:
+    """The overview of the knowledge base (``info`` defaults to ``kb_info()``), or one topic's table.
+
+    Raises ``UsageError`` for a topic that is not one of ``TOPICS``.
+    """
+    if topic is not None:
+        name = str(topic).strip().lower()
+        name = _ALIASES.get(name, name)
+        renderer = _RENDERERS.get(name)
+        if renderer is None:
+            raise UsageError(f"unknown knowledge-base topic {str(topic)[:40]!r}; topics: {', '.join(TOPICS)}")
+        return "\n".join(renderer()).rstrip() + "\n"
+    return "\n".join(_overview(info if isinstance(info, dict) else loading.kb_info())).rstrip() + "\n"

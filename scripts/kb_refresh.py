@@ -1,0 +1,636 @@
+#!/usr/bin/env python3
+"""Regenerate the framework data files of the knowledge base from the shared reference
+(maintainer script, not a test run).
+
+    python scripts/kb_refresh.py                        # compare; writes nothing
+    python scripts/kb_refresh.py --write                # write the files that changed
+    python scripts/kb_refresh.py --reference PATH       # another compat.json
+    python scripts/kb_refresh.py --online               # also ask download.pytorch.org what is newer
+
+It rebuilds ``gpudoctor/kb/data/pytorch.json``, ``tensorflow.json`` and ``cudnn.json`` from
+tables 2, 3 and 4 of the reference JSON (default ``../shared/reference/compat.json`` beside
+the checkout), keeping every row's source keys and copying the referenced source
+descriptions into each file's ``sources``.  What the reference does not hold but was
+verified separately (which PyTorch variants have a Windows wheel, the Windows and aarch64
+arch lists, source URLs) is applied from the tables in this script, each with its own
+source key.  ``python_gpu_packages.json`` (JAX, CuPy) is not in the reference and is edited
+by hand; this script leaves it alone.
+
+It prints a summary of what would change (releases, variants and fields added, removed or
+changed) and writes only with ``--write``, naming each file it writes.  ``--online`` fetches
+``https://download.pytorch.org/whl/<variant>/torch/`` for the newest release's variants and
+reports torch versions newer than the data; without it (or without a network) it says so in
+one line.  Conflicting or missing reference values stay ``null`` with a note: nothing here
+guesses.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import pathlib
+import re
+import sys
+import urllib.error
+import urllib.request
+from typing import Any
+
+REPO = pathlib.Path(__file__).resolve().parent.parent
+if str(REPO) not in sys.path:
+    sys.path.insert(0, str(REPO))
+
+from gpudoctor.kb.python_versions import parse_python_range  # noqa: E402
+from gpudoctor.kb.versions import parse_cuda_version, parse_driver_version  # noqa: E402
+
+DEFAULT_REFERENCE = REPO.parent / "shared" / "reference" / "compat.json"
+DEFAULT_DATA_DIR = REPO / "gpudoctor" / "kb" / "data"
+GENERATED = ("pytorch.json", "tensorflow.json", "cudnn.json")
+INDEX_ROOT = "https://download.pytorch.org/whl"
+
+# --------------------------------------------------------------------------- what the reference lacks
+
+# Sources added here, for data verified outside the reference.
+EXTRA_SOURCES: dict[str, dict[str, Any]] = {
+    "P_WINWHL": {
+        "title": (
+            "Secondary: download.pytorch.org win_amd64 wheel URLs (torch-X.Y.Z+cuXYZ-cpNN-cpNN-win_amd64.whl) named "
+            "in public GitHub files (install scripts, lock files, pip logs), found with a code-search index on "
+            "2026-11-22; a release x variant is marked as having a Windows wheel only where such a URL was seen"
+        ),
+        "url": None,
+        "secondary": True,
+    },
+}
+
+# Original documents of reference sources whose description names a repository path but no URL
+# (None: the description's only URL is not one a browser can open).
+SOURCE_URLS: dict[str, str | None] = {
+    "P_GEN": None,
+    "P_TI": "https://github.com/pytorch/test-infra/blob/main/tools/scripts/generate_binary_build_matrix.py",
+    "P_REL": "https://github.com/pytorch/pytorch/blob/main/RELEASE.md",
+    "P_BCUDA": "https://github.com/pytorch/pytorch/blob/main/.ci/manywheel/build_cuda.sh",
+    "P_ISSUES": "https://github.com/pytorch/pytorch/pull/147607",
+    "TF_SRC": "https://www.tensorflow.org/install/source",
+    "TF_PIP": "https://www.tensorflow.org/install/pip",
+}
+
+# What re-reading a reference source showed, appended to its title.
+SOURCE_REREAD: dict[str, str] = {
+    "P_WIN": (
+        " [Re-read 2026-11-22 in a GitHub copy of .ci/pytorch/windows/build_env_setup.py: the same five rows, "
+        "'kept in sync with the CUDA_ARCH_LIST values in .ci/pytorch/windows/internal/cuda_config.bat'.]"
+    ),
+}
+
+# (torch release, variant) pairs with a Windows wheel seen on download.pytorch.org (source P_WINWHL).
+# Seen versions, for the next maintainer: 1.13.0+cu117; 2.0.0/2.0.1+cu117, +cu118; 2.1.0/2.1.1/2.1.2+cu118;
+# 2.2.0/2.2.2+cu121; 2.3.1+cu118; 2.3.0+cu121; 2.4.1+cu121; 2.4.0/2.4.1+cu124; 2.5.1+cu121; 2.5.0/2.5.1+cu124;
+# 2.6.0+cu118, +cu124, +cu126; 2.7.1+cu118, +cu126, +cu128; 2.8.0+cu126, +cu128; 2.9.1+cu126; 2.9.0+cu128;
+# 2.10.0+cu126, +cu128, +cu130; 2.11.0+cu126, +cu128, +cu130; 2.12.0/2.12.1+cu126; 2.12.0/2.12.1+cu130;
+# 2.13.0+cu126, +cu130, +cu132; 2.14.0/2.14.1+cu126; 2.14.0+cu130, +cu132.
+WINDOWS_WHEELS_SEEN: frozenset[tuple[str, str]] = frozenset(
+    {
+        ("1.13", "cu117"),
+        ("2.0", "cu117"), ("2.0", "cu118"),
+        ("2.1", "cu118"),
+        ("2.2", "cu121"),
+        ("2.3", "cu118"), ("2.3", "cu121"),
+        ("2.4", "cu121"), ("2.4", "cu124"),
+        ("2.5", "cu121"), ("2.5", "cu124"),
+        ("2.6", "cu118"), ("2.6", "cu124"), ("2.6", "cu126"),
+        ("2.7", "cu118"), ("2.7", "cu126"), ("2.7", "cu128"),
+        ("2.8", "cu126"), ("2.8", "cu128"),
+        ("2.9", "cu126"), ("2.9", "cu128"),
+        ("2.10", "cu126"), ("2.10", "cu128"), ("2.10", "cu130"),
+        ("2.11", "cu126"), ("2.11", "cu128"), ("2.11", "cu130"),
+        ("2.12", "cu126"), ("2.12", "cu130"),
+        ("2.13", "cu126"), ("2.13", "cu130"), ("2.13", "cu132"),
+        ("2.14", "cu126"), ("2.14", "cu130"), ("2.14", "cu132"),
+    }
+)
+
+# The Windows TORCH_CUDA_ARCH_LIST table (reference: windows_arch_lists_recent, source P_WIN) is the one in
+# .ci/pytorch/windows/build_env_setup.py, a file of the 2.13/2.14 era; older Windows lists are not verified.
+WINDOWS_ARCH_RELEASES = ("2.13", "2.14")
+# The Linux aarch64 (SBSA) lists of the reference are stated for 2.10 and later.
+AARCH64_FIRST_RELEASE = (2, 10)
+
+# --------------------------------------------------------------------------- helpers
+
+_URL_RE = re.compile(r"https://[^\s;,)]+")
+_CUDNN_RE = re.compile(r"\d+\.\d+\.\d+\.\d+")
+
+
+def _split_keys(text: object) -> list[str]:
+    if not isinstance(text, str):
+        return []
+    keys: list[str] = []
+    for part in re.split(r"[;,\s]+", text):
+        if part and part not in keys:
+            keys.append(part)
+    return keys
+
+
+def _merge(*lists: list[str]) -> list[str]:
+    merged: list[str] = []
+    for keys in lists:
+        for key in keys:
+            if key not in merged:
+                merged.append(key)
+    return merged
+
+
+def _source_entry(key: str, text: str) -> dict[str, Any]:
+    lowered = text.lower()
+    secondary = lowered.startswith("secondary") or "a github copy" in lowered or lowered.startswith("third-party")
+    if key in SOURCE_URLS:
+        url = SOURCE_URLS[key]
+    else:
+        match = _URL_RE.search(text)
+        url = match.group(0).rstrip(".") if match else None
+    return {"title": text + SOURCE_REREAD.get(key, ""), "url": url, "secondary": secondary}
+
+
+def _sources(reference: dict[str, Any], keys: list[str]) -> dict[str, Any]:
+    meta = reference.get("_meta", {}).get("sources", {})
+    out: dict[str, Any] = {}
+    for key in keys:
+        if key in EXTRA_SOURCES:
+            out[key] = dict(EXTRA_SOURCES[key])
+        elif isinstance(meta.get(key), str):
+            out[key] = _source_entry(key, meta[key])
+    return out
+
+
+def _flag_secondary(row: dict[str, Any], sources: dict[str, Any], key: str = "sources") -> None:
+    """A row whose sources are all secondary copies says so in its note (kb_validate checks this)."""
+    keys = row.get(key) or []
+    if keys and all(sources.get(k, {}).get("secondary") for k in keys):
+        note = row.get("note") or ""
+        if "secondary" not in note.lower():
+            row["note"] = (note + " " if note else "") + "Every source of this row is a secondary copy."
+
+
+def _arch_list(text: object) -> list[str] | None:
+    if not isinstance(text, str) or not text.strip():
+        return None
+    return [part.strip() for part in text.split(";") if part.strip()]
+
+
+def _release_key(version: str) -> tuple[int, ...]:
+    return tuple(int(part) for part in re.findall(r"\d+", version)[:3])
+
+
+# --------------------------------------------------------------------------- PyTorch
+
+
+def _aarch64_list(table: dict[str, Any], variant: str, release: str) -> list[str] | None:
+    text = table.get(variant)
+    if not isinstance(text, str):
+        return None
+    # "8.0;9.0;10.0;12.0(+PTX in 2.10/2.11)": the +PTX applies to the releases named in brackets only.
+    match = re.fullmatch(r"(.*?)\(\+PTX in ([\d./]+)\)", text.strip())
+    if match:
+        base = _arch_list(match.group(1)) or []
+        if release in match.group(2).split("/") and base:
+            base[-1] = base[-1] + "+PTX"
+        return base
+    return _arch_list(text)
+
+
+def build_pytorch(reference: dict[str, Any]) -> dict[str, Any]:
+    table = reference["table2_pytorch"]
+    windows_table = table.get("windows_arch_lists_recent", {})
+    aarch64_table = table.get("aarch64_sbsa_arch_lists_2_10_plus", {})
+    windows_arch_sources = _split_keys(windows_table.get("source"))
+    aarch64_sources = _split_keys(aarch64_table.get("source"))
+    used: list[str] = []
+    releases: list[dict[str, Any]] = []
+    unconfirmed: list[dict[str, Any]] = []
+
+    for raw in table.get("releases", []):
+        torch = str(raw.get("torch"))
+        release_sources = _split_keys(raw.get("source"))
+        used = _merge(used, release_sources)
+        if not raw.get("variants") or raw.get("python") is None:
+            unconfirmed.append({"torch": torch, "note": raw.get("note"), "sources": release_sources})
+            continue
+        python_min, python_max, python_note = parse_python_range(raw.get("python"))
+        variants = []
+        for v in raw.get("variants", []):
+            tag = str(v.get("variant"))
+            notes: list[str] = [v["note"]] if v.get("note") else []
+            tag_cuda = parse_cuda_version(tag)
+            parsed = parse_cuda_version(v.get("cuda")) if isinstance(v.get("cuda"), str) else None
+            if parsed is not None:
+                cuda = f"{parsed[0]}.{parsed[1]}"
+                cuda_full = v["cuda"] if parsed[2] is not None else None
+            else:
+                cuda = f"{tag_cuda[0]}.{tag_cuda[1]}" if tag_cuda else None
+                cuda_full = None
+                notes.append(f"CUDA patch level conflicting in the reference: {v.get('cuda')!r}.")
+            cudnn = v.get("cudnn")
+            if isinstance(cudnn, str) and not _CUDNN_RE.fullmatch(cudnn):
+                notes.append(f"cuDNN pin conflicting in the reference: {cudnn!r}.")
+                cudnn = None
+            arch_sources = _split_keys(v.get("arch_source"))
+            windows_text = v.get("windows")
+            windows: bool | None = None
+            windows_note = None
+            windows_sources: list[str] = []
+            if isinstance(windows_text, str) and windows_text.strip():
+                windows = not windows_text.strip().lower().startswith("no ")
+                windows_note = windows_text.strip()
+                windows_sources = list(release_sources)
+            if (torch, tag) in WINDOWS_WHEELS_SEEN:
+                if windows is False:
+                    raise ValueError(f"torch {torch} {tag}: the reference says no Windows wheel, P_WINWHL saw one")
+                if windows is None:
+                    windows = True
+                    windows_sources = ["P_WINWHL"]
+                    windows_note = "Seen as a download.pytorch.org win_amd64 wheel URL (secondary)."
+                else:
+                    windows_sources = _merge(windows_sources, ["P_WINWHL"])
+            windows_arch = None
+            windows_arch_keys: list[str] = []
+            if windows and torch in WINDOWS_ARCH_RELEASES and isinstance(windows_table.get(tag), str):
+                windows_arch = _arch_list(windows_table[tag])
+                windows_arch_keys = windows_arch_sources
+            aarch64_arch = None
+            aarch64_keys: list[str] = []
+            if _release_key(torch) >= AARCH64_FIRST_RELEASE:
+                aarch64_arch = _aarch64_list(aarch64_table, tag, torch)
+                aarch64_keys = aarch64_sources if aarch64_arch else []
+            variant = {
+                "variant": tag,
+                "cuda": cuda,
+                "cuda_full": cuda_full,
+                "cudnn": cudnn,
+                "arch_list_linux_x86_64": _arch_list(v.get("arch_list_linux_x86_64")),
+                "arch_sources": arch_sources,
+                "arch_list_linux_aarch64": aarch64_arch,
+                "aarch64_arch_sources": aarch64_keys,
+                "arch_list_windows": windows_arch,
+                "windows_arch_sources": windows_arch_keys,
+                "windows": windows,
+                "windows_note": windows_note,
+                "windows_sources": windows_sources,
+                "note": " ".join(notes) or None,
+                "sources": _merge(release_sources, arch_sources),
+            }
+            used = _merge(used, arch_sources, windows_sources, windows_arch_keys, aarch64_keys)
+            variants.append(variant)
+        row = {
+            "torch": torch,
+            "python": raw.get("python"),
+            "python_min": python_min,
+            "python_max": python_max,
+            "python_note": python_note,
+            "default_pypi_linux_x86_64": raw.get("default_pypi_linux_x86_64"),
+            "note": raw.get("note"),
+            "sources": release_sources,
+            "variants": variants,
+        }
+        releases.append(row)
+
+    releases.sort(key=lambda row: _release_key(row["torch"]), reverse=True)
+    pattern = dict(table.get("index_url_pattern", {}))
+    pattern_sources = _split_keys(pattern.pop("source", None))
+    used = _merge(used, pattern_sources)
+    sources = _sources(reference, used)
+    for row in releases:
+        _flag_secondary(row, sources)
+        for variant in row["variants"]:
+            _flag_secondary(variant, sources)
+    for row in unconfirmed:
+        _flag_secondary(row, sources)
+    meta = reference.get("_meta", {})
+    return {
+        "as_of": meta.get("generated"),
+        "coverage": (
+            f"{table.get('as_of')} Windows wheels: which release x variant has one is from the reference where "
+            "it says, else from wheel URLs seen (P_WINWHL); Windows arch lists only for "
+            f"{', '.join(WINDOWS_ARCH_RELEASES)} (P_WIN); Linux aarch64 arch lists from 2.10 on."
+        ),
+        "compiled_from": (
+            f"shared/reference/compat.json table2_pytorch (generated {meta.get('generated')}) by "
+            "scripts/kb_refresh.py; every row keeps the reference's source keys"
+        ),
+        "notes": [
+            "Arch lists are TORCH_CUDA_ARCH_LIST entries: 'X.Y' = SASS (cubin) for sm_XY, '+PTX' = PTX embedded "
+            "too (JIT for newer GPUs). null = not verified for that release, platform and variant.",
+            "cuda is the variant's CUDA major.minor; cuda_full the exact toolkit the reference names (null where "
+            "it does not, or where its sources disagree).",
+            "windows: true = a Windows (win_amd64) wheel exists on download.pytorch.org/whl/<variant>, false = "
+            "none, null = not verified.",
+        ],
+        "index_url_pattern": dict(pattern, sources=pattern_sources),
+        "cubin_compat_rules": table.get("cubin_compat_rules"),
+        "driver_per_variant": table.get("driver_per_variant"),
+        "sources": sources,
+        "releases": releases,
+        "unconfirmed_releases": unconfirmed,
+    }
+
+
+# --------------------------------------------------------------------------- TensorFlow
+
+
+def _strip_ge(text: object) -> str | None:
+    if not isinstance(text, str):
+        return None
+    value = text.strip().lstrip(">=").strip()
+    return value if parse_driver_version(value) else None
+
+
+def build_tensorflow(reference: dict[str, Any]) -> dict[str, Any]:
+    table = reference["table3_tensorflow"]
+    used: list[str] = ["T3_131", "MVC"]  # the driver columns are derived from table 1
+    releases = []
+    for raw in table.get("releases", []):
+        keys = _split_keys(raw.get("source"))
+        used = _merge(used, keys)
+        python_min, python_max, python_note = parse_python_range(raw.get("python"))
+        releases.append(
+            {
+                "version": raw.get("tensorflow"),
+                "python": raw.get("python"),
+                "python_min": python_min,
+                "python_max": python_max,
+                "python_note": python_note,
+                "cuda": raw.get("tested_cuda"),
+                "cudnn": raw.get("tested_cudnn"),
+                "and_cuda": bool(raw.get("and_cuda_extra")),
+                "windows_native_gpu": bool(raw.get("windows_native_gpu")),
+                "linux_driver_min": _strip_ge(raw.get("linux_driver_toolkit_level")),
+                "linux_driver_mvc_floor": _strip_ge(raw.get("linux_driver_mvc_floor")),
+                "driver_sources": ["T3_131", "MVC"],
+                "note": None,
+                "sources": keys,
+            }
+        )
+    releases.sort(key=lambda row: _release_key(str(row["version"])), reverse=True)
+    and_cuda_sources = _split_keys(table.get("and_cuda_source"))
+    used = _merge(used, and_cuda_sources, _split_keys(table.get("source")))
+    sources = _sources(reference, used)
+    for row in releases:
+        _flag_secondary(row, sources)
+    meta = reference.get("_meta", {})
+    return {
+        "as_of": meta.get("generated"),
+        "coverage": str(table.get("as_of")),
+        "compiled_from": (
+            f"shared/reference/compat.json table3_tensorflow (generated {meta.get('generated')}) by "
+            "scripts/kb_refresh.py; every row keeps the reference's source keys"
+        ),
+        "notes": [
+            "cuda / cudnn: the tested build configuration. linux_driver_min: the CUDA release notes' driver for "
+            "that CUDA (full support); linux_driver_mvc_floor: the least driver that runs that CUDA major through "
+            "minor-version compatibility. Both are derived from the driver table, not stated per release by Google.",
+            str(table.get("windows")),
+            str(table.get("driver_doc")),
+            str(table.get("gpu_arch_doc")),
+        ],
+        "and_cuda_mechanism": table.get("and_cuda_mechanism"),
+        "and_cuda_sources": and_cuda_sources,
+        "sources": sources,
+        "releases": releases,
+    }
+
+
+# --------------------------------------------------------------------------- cuDNN
+
+
+def build_cudnn(reference: dict[str, Any]) -> dict[str, Any]:
+    table = reference["table4_cudnn"]
+    used: list[str] = []
+    majors = []
+    for raw in table.get("majors", []):
+        label = str(raw.get("cudnn"))
+        match = re.match(r"(\d+)", label)
+        major = int(match.group(1)) if match else None
+        keys = _split_keys(raw.get("source"))
+        used = _merge(used, keys)
+        libraries, library_notes = [], []
+        for lib in raw.get("libs", []):
+            name, _, rest = str(lib).partition(" ")
+            libraries.append(name)
+            if rest:
+                library_notes.append(f"{name} {rest.strip()}")
+        pip_text = str(raw.get("pip", ""))
+        min_cc_text = str(raw.get("min_cc", ""))
+        min_cc_match = re.fullmatch(r"(\d+\.\d)(?: \(.*\))?", min_cc_text.strip())
+        row: dict[str, Any] = {
+            "major": major,
+            "label": label,
+            "cuda": raw.get("cuda"),
+            "min_compute_capability": min_cc_match.group(1) if min_cc_match else None,
+            "min_compute_capability_note": min_cc_text or None,
+            "min_compute_capability_from": [],
+            "linux_driver": raw.get("linux_driver"),
+            "windows_driver": raw.get("windows_driver"),
+            "libraries": libraries,
+            "library_notes": library_notes,
+            "pip_packages": re.findall(r"nvidia-cudnn-cu\d+", pip_text),
+            "apt_packages": re.findall(r"libcudnn\d+-cuda-\d+", pip_text),
+            "docker_tag_token": raw.get("docker_tag_token"),
+            "images_cudnn_version": raw.get("images_cudnn_version"),
+            "note": None,
+            "sources": keys,
+        }
+        # "5.0 through 9.10.2; 7.5 (Turing) from 9.11.0 ...": the minimum depends on the minor release.
+        steps = re.findall(r"(\d+\.\d) \(\w+\) from (\d+\.\d+\.\d+)", min_cc_text)
+        first = re.match(r"(\d+\.\d) through (\d+\.\d+\.\d+)", min_cc_text)
+        if first and steps and major is not None:
+            row["min_compute_capability_from"] = [[f"{major}.0.0", first.group(1)]] + [
+                [version, cc] for cc, version in steps
+            ]
+        majors.append(row)
+    majors.sort(key=lambda row: row["major"] or 0, reverse=True)
+    sources = _sources(reference, used)
+    for row in majors:
+        _flag_secondary(row, sources)
+    meta = reference.get("_meta", {})
+    return {
+        "as_of": meta.get("generated"),
+        "coverage": str(table.get("as_of")),
+        "compiled_from": (
+            f"shared/reference/compat.json table4_cudnn (generated {meta.get('generated')}) by "
+            "scripts/kb_refresh.py; every row keeps the reference's source keys"
+        ),
+        "compat_rules": table.get("compat_rules"),
+        "pytorch_pins": table.get("pytorch_pins"),
+        "sources": sources,
+        "majors": majors,
+    }
+
+
+def build_all(reference: dict[str, Any]) -> dict[str, dict[str, Any]]:
+    """The three generated files, by file name."""
+    return {
+        "pytorch.json": build_pytorch(reference),
+        "tensorflow.json": build_tensorflow(reference),
+        "cudnn.json": build_cudnn(reference),
+    }
+
+
+# --------------------------------------------------------------------------- diff
+
+
+def _keyed(rows: object, key: str) -> dict[str, dict[str, Any]]:
+    if not isinstance(rows, list):
+        return {}
+    return {str(row.get(key)): row for row in rows if isinstance(row, dict)}
+
+
+def _field_changes(where: str, old: dict[str, Any], new: dict[str, Any], skip: tuple[str, ...]) -> list[str]:
+    lines = []
+    for field in sorted(set(old) | set(new)):
+        if field in skip:
+            continue
+        if old.get(field) != new.get(field):
+            lines.append(f"  {where}: {field} {old.get(field)!r} -> {new.get(field)!r}")
+    return lines
+
+
+def diff_summary(filename: str, old: dict[str, Any] | None, new: dict[str, Any]) -> list[str]:
+    """Human lines saying what regenerating ``filename`` would change (empty: nothing)."""
+    if old is None:
+        return [f"{filename}: new file"]
+    lines: list[str] = []
+    table, key = {
+        "pytorch.json": ("releases", "torch"),
+        "tensorflow.json": ("releases", "version"),
+        "cudnn.json": ("majors", "major"),
+    }.get(filename, ("rows", "id"))
+    old_rows, new_rows = _keyed(old.get(table), key), _keyed(new.get(table), key)
+    for name in sorted(set(new_rows) - set(old_rows)):
+        lines.append(f"  + {key} {name}")
+    for name in sorted(set(old_rows) - set(new_rows)):
+        lines.append(f"  - {key} {name}")
+    for name in sorted(set(old_rows) & set(new_rows)):
+        before, after = old_rows[name], new_rows[name]
+        lines.extend(_field_changes(f"{key} {name}", before, after, skip=("variants",)))
+        if "variants" in before or "variants" in after:
+            old_v, new_v = _keyed(before.get("variants"), "variant"), _keyed(after.get("variants"), "variant")
+            for tag in sorted(set(new_v) - set(old_v)):
+                lines.append(f"  + {key} {name} {tag}")
+            for tag in sorted(set(old_v) - set(new_v)):
+                lines.append(f"  - {key} {name} {tag}")
+            for tag in sorted(set(old_v) & set(new_v)):
+                lines.extend(_field_changes(f"{key} {name} {tag}", old_v[tag], new_v[tag], skip=()))
+    for field in sorted(set(old) | set(new)):
+        if field == table or old.get(field) == new.get(field):
+            continue
+        before, after = old.get(field), new.get(field)
+        if isinstance(before, dict) and isinstance(after, dict):
+            keys = sorted(k for k in set(before) | set(after) if before.get(k) != after.get(k))
+            lines.append(f"  {field} changed: {', '.join(map(str, keys))}")
+        else:
+            lines.append(f"  {field} changed")
+    return [f"{filename}: {len(lines)} change(s)"] + lines if lines else []
+
+
+# --------------------------------------------------------------------------- online check
+
+_WHEEL_RE = re.compile(r"torch-(\d+)\.(\d+)\.(\d+)(?:%2B|\+)(cu\d+|cpu)[-.]", re.IGNORECASE)
+
+
+def versions_in_listing(html: str) -> set[tuple[int, int, int, str]]:
+    """(major, minor, patch, variant) of every torch wheel named in an index page."""
+    return {(int(a), int(b), int(c), tag.lower()) for a, b, c, tag in _WHEEL_RE.findall(html or "")}
+
+
+def newer_than_data(html: str, variant: str, data: dict[str, Any]) -> list[str]:
+    """Torch releases on the ``variant`` index page that the data does not list for that variant."""
+    known: set[tuple[int, int]] = set()
+    for row in data.get("releases", []):
+        if any(v.get("variant") == variant for v in row.get("variants", [])):
+            key = _release_key(str(row.get("torch")))
+            known.add((key[0], key[1]))
+    newest = max(known) if known else (0, 0)
+    lines = []
+    for major, minor in sorted({(a, b) for a, b, _c, tag in versions_in_listing(html) if tag == variant}):
+        if (major, minor) not in known and (major, minor) > newest:
+            lines.append(f"torch {major}.{minor} has a {variant} wheel on download.pytorch.org; the data stops at "
+                         f"{newest[0]}.{newest[1]} for {variant}")
+    return lines
+
+
+def online_report(data: dict[str, Any], extra_variants: list[str], timeout: float = 20.0) -> list[str]:
+    releases = data.get("releases") or []
+    variants = [v.get("variant") for v in (releases[0].get("variants", []) if releases else [])]
+    variants = _merge([str(v) for v in variants if v], extra_variants)
+    lines: list[str] = []
+    for variant in variants:
+        url = f"{INDEX_ROOT}/{variant}/torch/"
+        try:
+            with urllib.request.urlopen(url, timeout=timeout) as response:  # noqa: S310 (fixed https URL)
+                html = response.read(64 * 1024 * 1024).decode("utf-8", "replace")
+        except urllib.error.HTTPError as exc:  # the server answered: this index is missing, go on
+            lines.append(f"{variant}: {url} answered HTTP {exc.code}")
+            continue
+        except (urllib.error.URLError, OSError, ValueError) as exc:  # no network: say so once
+            return [f"offline: could not read {url} ({exc}); no online check done"]
+        found = newer_than_data(html, variant, data)
+        lines.extend(found or [f"{variant}: nothing newer than the data"])
+    return lines
+
+
+# --------------------------------------------------------------------------- main
+
+
+def _read_json(path: pathlib.Path) -> dict[str, Any] | None:
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    return data if isinstance(data, dict) else None
+
+
+def render(data: dict[str, Any]) -> str:
+    return json.dumps(data, indent=2, ensure_ascii=False) + "\n"
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description="Regenerate the framework data files of the gpudoctor knowledge base.")
+    parser.add_argument("--reference", type=pathlib.Path, default=DEFAULT_REFERENCE, help="the reference compat.json")
+    parser.add_argument("--data-dir", type=pathlib.Path, default=DEFAULT_DATA_DIR)
+    parser.add_argument("--write", action="store_true", help="write the files that changed (default: only compare)")
+    parser.add_argument("--online", action="store_true", help="compare with the download.pytorch.org index pages")
+    parser.add_argument("--variant", action="append", default=[], help="another index to check online (cu134)")
+    args = parser.parse_args(argv)
+
+    reference = _read_json(args.reference)
+    if reference is None:
+        print(f"cannot read the reference {args.reference}")
+        return 2
+    try:
+        generated = build_all(reference)
+    except (KeyError, TypeError, ValueError) as exc:
+        print(f"the reference {args.reference} does not have the expected tables: {exc}")
+        return 2
+    changed = []
+    for filename, data in generated.items():
+        lines = diff_summary(filename, _read_json(args.data_dir / filename), data)
+        if lines:
+            changed.append(filename)
+            print("\n".join(lines))
+        else:
+            print(f"{filename}: up to date")
+    if args.write:
+        for filename in changed:
+            (args.data_dir / filename).write_text(render(generated[filename]), encoding="utf-8")
+            print(f"wrote {args.data_dir / filename}")
+    elif changed:
+        print("dry run: nothing written (use --write)")
+    if args.online:
+        for line in online_report(generated["pytorch.json"], args.variant):
+            print(line)
+    else:
+        print("online check skipped (use --online to compare with download.pytorch.org)")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
