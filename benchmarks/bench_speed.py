@@ -336,13 +336,18 @@ QUESTIONS = [
     ("torch version", ("TORCH001", "version"), "PyTorch version"),
     ("build CUDA / CPU-only", ("TORCH002", "cpu_only"), "CUDA used to build PyTorch"),
     ("cuDNN of the build", ("TORCH001", "cudnn"), None),
-    ("CUDA available", ("TORCH005", "is_available"), "Is CUDA available"),
-    ("compiled arch list", ("TORCH004", "arch_list"), None),
+    ("CUDA available", ("TORCH001", "is_available"), "Is CUDA available"),
+    ("compiled arch list (empty on a CPU build)", ("TORCH001", "arch_list"), None),
     ("which Python was probed", ("FW001", "python"), None),
     ("how torch was installed (installer / index)", ("TORCH001", "installer"), None),
     ("GPU names", ("GPU001", None), "GPU models and configuration"),
     ("driver version", (None, "driver_version"), "Nvidia driver version"),
     ("TensorFlow / JAX / CuPy probed too", ("FW001", "frameworks"), None),
+    ("OS", (None, "os"), "OS"),
+    ("Python version", ("FW001", "version"), "Python version"),
+    ("CUDA toolkit on the machine", ("CUDA001", "toolkits"), "CUDA runtime version"),
+    ("GCC version (not a GPU question)", ("-", None), "GCC version"),
+    ("CPU model (not a GPU question)", ("-", None), "CPU"),
     ("fix command when something is wrong", ("*", "fix"), None),
 ]
 
@@ -358,7 +363,9 @@ def found_out(gd: Path, torch_python: str, timeout: float) -> list[dict]:
     by_code = {r.get("code"): r for r in report.get("results", [])}
     rows = []
     for question, (code_key, data_key), env_key in QUESTIONS:
-        if code_key == "*":
+        if code_key == "-":
+            gd_has = False
+        elif code_key == "*":
             gd_has = any(f.get("fix") for r in report.get("results", []) for f in r.get("findings", []))
             gd_has = gd_has or "needs nothing fixed"
         elif code_key is None:
@@ -366,11 +373,15 @@ def found_out(gd: Path, torch_python: str, timeout: float) -> list[dict]:
         else:
             result = by_code.get(code_key, {})
             gd_has = result.get("status") not in (None, "not_applicable") if data_key is None else \
-                result.get("data", {}).get(data_key) not in (None, "", [], {})
+                result.get("data", {}).get(data_key) is not None
         env_has = None
         if env_key:
-            line = next((ln for ln in env_text.splitlines() if ln.strip().startswith(env_key)), "")
+            lines = env_text.splitlines()
+            index = next((i for i, ln in enumerate(lines) if ln.strip().startswith(env_key)), None)
+            line = lines[index] if index is not None else ""
             value = line.split(":", 1)[1].strip() if ":" in line else ""
+            if index is not None and not value and index + 1 < len(lines):
+                value = lines[index + 1].strip()  # a block ("CPU:" then its lines)
             env_has = bool(value) and value not in ("Could not collect", "N/A")
         rows.append({"question": question, "gpudoctor": gd_has, "collect_env": bool(env_has)})
     return rows
@@ -425,6 +436,11 @@ def main(argv: list[str] | None = None) -> int:
 
     load_start = [round(x, 2) for x in os.getloadavg()] if hasattr(os, "getloadavg") else None
     notes: list[str] = []
+    # Time every command as installed: pip writes byte-code caches, and a user's Python uses them. With
+    # PYTHONDONTWRITEBYTECODE set (as in some sandboxes) gpudoctor would recompile itself on every run.
+    if os.environ.pop("PYTHONDONTWRITEBYTECODE", None) is not None:
+        notes.append("PYTHONDONTWRITEBYTECODE was set; unset for the timed commands (as installed, byte-code "
+                     "caches allowed)")
     versions: dict = {}
     code, out = capture([str(gd), "--version"])
     if code != 0:

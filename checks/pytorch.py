@@ -58,7 +58,8 @@ def torch_imports(facts, ctx) -> Outcome:
             "nccl": torch.nccl, "python": torch.python.executable if torch.python else None,
             "python_version": torch.python.version if torch.python else None, "source": torch.source,
             "installer": torch.origin.installer, "index_hint": torch.origin.index_hint,
-            "import_s": torch.run.duration_s}
+            "is_available": torch.is_available, "device_count": torch.device_count,
+            "arch_list": torch.arch_list if torch.arch_list_known else None, "import_s": torch.run.duration_s}
     extras = [f"cuDNN {torch.cudnn}" if torch.cudnn else None, f"NCCL {torch.nccl}" if torch.nccl else None,
               f"from {torch.origin.index_hint}" if torch.origin.index_hint else None]
     where = "in a pasted collect_env report" if torch.source == "collect_env" else f"in {python_words(torch.python)}"

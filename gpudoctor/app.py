@@ -144,11 +144,10 @@ def _target_python(args: Any):
 
 @_guarded
 def cmd_check(args: Any) -> int:
-    from gpudoctor.registry import load_registry
-
     collect_s = None
     if args.from_path:
         from gpudoctor.evidence.snapshot import read_snapshot
+        from gpudoctor.registry import load_registry
 
         evidence = read_snapshot(args.from_path)
         registry = load_registry()
@@ -163,6 +162,8 @@ def cmd_check(args: Any) -> int:
         with ThreadPoolExecutor(max_workers=1) as pool:
             pending = pool.submit(collect, timeout=args.timeout, target=target, frameworks=args.frameworks,
                                   probe_timeout=args.probe_timeout)
+            from gpudoctor.registry import load_registry
+
             registry = load_registry()
             evidence = pending.result()
         collect_s = time.perf_counter() - started

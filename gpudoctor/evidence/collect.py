@@ -14,6 +14,9 @@ import time
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any, Callable, Iterable
 
+# Imported with this module, not in the probes' threads: an import there would hold the import lock
+# while every other thread starts, and the probes (the slowest sources) would start last.
+from gpudoctor.evidence.framework_probes import DEFAULT_PROBE_TIMEOUT_S, absent_here, likely_installed, run_probe
 from gpudoctor.evidence.model import Evidence, EvidenceItem
 from gpudoctor.evidence.run_command import run_command
 from gpudoctor.evidence.sources import SOURCES, Source
@@ -78,19 +81,24 @@ def _target_python_record(target: Any) -> dict[str, Any]:
     return {"executable": target.executable, "how": target.how, "note": getattr(target, "note", None)}
 
 
-def collect_source(source: Source, timeout: float, target: Any = None, probe_timeout: float | None = None
-                   ) -> EvidenceItem:
-    if source.probe:
-        from gpudoctor.evidence.framework_probes import DEFAULT_PROBE_TIMEOUT_S, run_probe
+# Priority of the sources that are not on the critical path while a framework is being imported.
+_BACKGROUND_NICE = 10
 
-        return run_probe(source.probe, target.executable, probe_timeout or DEFAULT_PROBE_TIMEOUT_S)
+
+def collect_source(source: Source, timeout: float, target: Any = None, probe_timeout: float | None = None,
+                   heavy: frozenset[str] = frozenset()) -> EvidenceItem:
+    """Collect one source; while ``heavy`` probes (importing a framework takes seconds) run, the rest yield the CPU."""
+    nice = _BACKGROUND_NICE if heavy and source.probe not in heavy else 0
+    if source.probe:
+        return (absent_here(source.probe, target.executable)
+                or run_probe(source.probe, target.executable, probe_timeout or DEFAULT_PROBE_TIMEOUT_S, nice=nice))
     if source.name == "target-python.json":
         return _run_scan(source, lambda: _target_python_record(target))
     if source.kind == "file":
         return _read_file(source)
     if source.scan is not None:
         return _run_scan(source, source.scan)
-    item = run_command(source.name, list(source.argv), timeout)
+    item = run_command(source.name, list(source.argv), timeout, nice=nice)
     if source.kind == "json":
         item.kind = "json"
     if source.name == "dmesg-nvidia.txt":
@@ -118,9 +126,10 @@ def collect(timeout: float = DEFAULT_TIMEOUT_S, sources: Iterable[Source] = SOUR
     skip_driver_queries = driver_absent()
     # Probes first: they are the slowest (importing a framework takes seconds), so they start at once.
     sources_by_start = sorted(sources, key=lambda s: s.probe is None)
+    heavy = frozenset(s.probe for s in sources if s.probe and likely_installed(s.probe, target.executable))
     with ThreadPoolExecutor(max_workers=max(1, len(sources))) as pool:
         futures = [pool.submit(skipped, source) if source.needs_driver and skip_driver_queries
-                   else pool.submit(collect_source, source, timeout, target, probe_timeout)
+                   else pool.submit(collect_source, source, timeout, target, probe_timeout, heavy)
                    for source in sources_by_start]
         for future in futures:
             item = future.result()

@@ -10,6 +10,7 @@ never as an exception in gpudoctor.
 from __future__ import annotations
 
 import os
+import sys
 import shutil
 import signal
 import tempfile
@@ -103,8 +104,63 @@ def _has_json_line(text: str | None) -> bool:
     return False
 
 
+# The distributions that can provide each framework's module (a leftover one means: let the probe tell).
+_DISTRIBUTION_PREFIXES = {"torch": ("torch",), "tensorflow": ("tensorflow", "tf-nightly", "intel-tensorflow"),
+                          "jax": ("jax",), "cupy": ("cupy",)}
+
+
+def absent_here(framework: str, python: str) -> EvidenceItem | None:
+    """The probe's "not installed" record, made without a process, when the target is gpudoctor's own Python.
+
+    Starting an interpreter per framework only to learn it is absent costs ~70 ms of CPU each; in the
+    interpreter we run in, the import system can say so directly (``find_spec`` locates a module
+    without importing it).  Anything less than clearly absent returns None: the real probe runs.
+    """
+    if os.path.abspath(python) != os.path.abspath(sys.executable):
+        return None
+    import importlib.util
+    import json
+    import time
+
+    from gpudoctor.distributions import iter_distributions
+
+    started = time.perf_counter()
+    try:
+        if importlib.util.find_spec(framework) is not None:
+            return None
+    except (ImportError, ValueError):
+        return None
+    prefixes = _DISTRIBUTION_PREFIXES.get(framework, (framework,))
+    if any(d.name.startswith(prefixes) for d in iter_distributions()):
+        return None  # metadata without the module: a broken install the probe should describe
+    from gpudoctor.probes import _probe_common as common
+
+    record = {"probe": framework, "probe_version": common.PROBE_VERSION, "python": common.python_info(),
+              "installed": False, "distribution": None, "nvidia_packages": common.nvidia_packages(),
+              "probe_errors": {}, "probe_error": None, "in_process": True,
+              "probe_s": round(time.perf_counter() - started, 4)}
+    return EvidenceItem(name=probe_file_name(framework), kind="json", text=json.dumps(record) + "\n",
+                        argv=probe_argv(framework, python), exit_code=0,
+                        duration_s=time.perf_counter() - started)
+
+
+def likely_installed(framework: str, python: str) -> bool:
+    """A scheduling hint only: does the target's own site-packages hold the framework's package directory?
+
+    Used to give the probes that will import something heavy the CPU first; a framework found some other
+    way (PYTHONPATH, a .pth file) is still probed, just at a lower priority.
+    """
+    import glob
+
+    prefix = os.path.dirname(os.path.dirname(os.path.abspath(python)))
+    patterns = (os.path.join(prefix, "lib", "python*", "site-packages", framework),
+                os.path.join(prefix, "Lib", "site-packages", framework),
+                os.path.join(os.path.dirname(os.path.abspath(python)), "Lib", "site-packages", framework))
+    return any(glob.glob(pattern) for pattern in patterns)
+
+
 def run_probe(framework: str, python: str, timeout: float = DEFAULT_PROBE_TIMEOUT_S,
-              base_env: Mapping[str, str] | None = None) -> EvidenceItem:
+              base_env: Mapping[str, str] | None = None, nice: int = 0) -> EvidenceItem:
     """Run ``framework``'s probe in ``python``; the item is ``framework-<name>.json`` whatever happens."""
     name = probe_file_name(framework)
     env = probe_env(framework, os.environ if base_env is None else base_env)
@@ -112,7 +168,7 @@ def run_probe(framework: str, python: str, timeout: float = DEFAULT_PROBE_TIMEOU
     capture = os.path.join(workdir, "output.txt")
     env[CAPTURE_FILE_ENV] = capture
     try:
-        item = run_command(name, probe_argv(framework, python), timeout=timeout, env=env)
+        item = run_command(name, probe_argv(framework, python), timeout=timeout, env=env, nice=nice)
         item.kind = "json"
         error = _failure(framework, python, item, timeout)
         if error is not None:

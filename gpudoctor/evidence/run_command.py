@@ -19,7 +19,9 @@ from gpudoctor.evidence.model import EvidenceItem
 MAX_OUTPUT_CHARS = 4_000_000
 
 
-def run_command(name: str, argv: list[str], timeout: float, env: dict[str, str] | None = None) -> EvidenceItem:
+def run_command(name: str, argv: list[str], timeout: float, env: dict[str, str] | None = None,
+                nice: int = 0) -> EvidenceItem:
+    """Run ``argv``; ``nice`` > 0 lowers its CPU priority (a hint: the slowest source should not wait for it)."""
     item = EvidenceItem(name=name, kind="command", argv=list(argv))
     program = shutil.which(argv[0], path=(env or os.environ).get("PATH"))
     if program is None:
@@ -41,6 +43,8 @@ def run_command(name: str, argv: list[str], timeout: float, env: dict[str, str] 
         item.error = f"could not run {argv[0]}: {exc.strerror or exc}"
         item.duration_s = time.monotonic() - started
         return item
+    if nice > 0:
+        _lower_priority(proc.pid, nice)
     try:
         stdout, stderr = proc.communicate(timeout=timeout)
     except subprocess.TimeoutExpired:
@@ -53,6 +57,13 @@ def run_command(name: str, argv: list[str], timeout: float, env: dict[str, str] 
     item.text = _decode(stdout)
     item.stderr = _decode(stderr)
     return item
+
+
+def _lower_priority(pid: int, nice: int) -> None:
+    try:
+        os.setpriority(os.PRIO_PROCESS, pid, nice)
+    except (AttributeError, OSError):  # not on this platform, or the process is already gone
+        pass
 
 
 def _kill_group(proc: subprocess.Popen) -> None:

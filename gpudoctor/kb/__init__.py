@@ -20,26 +20,43 @@ Driver versions compare as integer tuples ("570.124.06" > "570.26"); CUDA versio
 
 from __future__ import annotations
 
-from gpudoctor.kb.arch_coverage import ArchCoverage, arch_list_covers, parse_arch_list, parse_compute_capability
-from gpudoctor.kb.driver_cuda import (
-    DriverCudaVerdict, driver_runs_cuda, max_cuda_for_driver, min_driver_for_cuda, mvc_floor,
-)
-from gpudoctor.kb.frameworks import (
-    CudnnMajor, cudnn_major, cudnn_min_compute_capability, cupy_package_for_cuda, jax_cuda_extra,
-    jax_install_requirement,
-)
-from gpudoctor.kb.gpu_names import (
-    GpuCapability, architecture_for_cc, build_name_index, compute_capability_for_name, match_name,
-    normalize_gpu_name,
-)
-from gpudoctor.kb.loading import DATA_FILES, _load, kb_info
-from gpudoctor.kb.python_versions import parse_python_version
-from gpudoctor.kb.tensorflow_builds import TfChoice, TfRelease, choose_tensorflow, tf_release, tf_releases
-from gpudoctor.kb.torch_choice import WheelChoice, choose_torch_wheel
-from gpudoctor.kb.torch_wheels import (
-    TorchRelease, TorchVariant, torch_release, torch_releases, torch_variant, wheel_driver_floor,
-)
-from gpudoctor.kb.versions import parse_cuda_version, parse_driver_version
+import importlib
+from typing import Any
+
+# Each public name -> the module that defines it.  Imported on first use (PEP 562): the framework
+# tables take tens of milliseconds to import, and a run on a machine without GPU frameworks never
+# needs them.
+_HOMES = {
+    "gpudoctor.kb.arch_coverage": ("ArchCoverage", "arch_list_covers", "parse_arch_list", "parse_compute_capability"),
+    "gpudoctor.kb.driver_cuda": ("DriverCudaVerdict", "driver_runs_cuda", "max_cuda_for_driver", "min_driver_for_cuda",
+                                 "mvc_floor"),
+    "gpudoctor.kb.frameworks": ("CudnnMajor", "cudnn_major", "cudnn_min_compute_capability", "cupy_package_for_cuda",
+                                "jax_cuda_extra", "jax_install_requirement"),
+    "gpudoctor.kb.gpu_names": ("GpuCapability", "architecture_for_cc", "build_name_index",
+                               "compute_capability_for_name", "match_name", "normalize_gpu_name"),
+    "gpudoctor.kb.loading": ("DATA_FILES", "_load", "kb_info"),
+    "gpudoctor.kb.python_versions": ("parse_python_version",),
+    "gpudoctor.kb.tensorflow_builds": ("TfChoice", "TfRelease", "choose_tensorflow", "tf_release", "tf_releases"),
+    "gpudoctor.kb.torch_choice": ("WheelChoice", "choose_torch_wheel"),
+    "gpudoctor.kb.torch_wheels": ("TorchRelease", "TorchVariant", "torch_release", "torch_releases", "torch_variant",
+                                  "wheel_driver_floor"),
+    "gpudoctor.kb.versions": ("parse_cuda_version", "parse_driver_version"),
+}
+_MODULE_OF = {name: module for module, names in _HOMES.items() for name in names}
+
+
+def __getattr__(name: str) -> Any:
+    module = _MODULE_OF.get(name)
+    if module is None:
+        raise AttributeError(f"module 'gpudoctor.kb' has no attribute {name!r}")
+    value = getattr(importlib.import_module(module), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(list(globals()) + list(_MODULE_OF))
+
 
 __all__ = [
     "ArchCoverage", "CudnnMajor", "DATA_FILES", "DriverCudaVerdict", "GpuCapability", "TfChoice", "TfRelease",

@@ -10,16 +10,15 @@ prints exactly one JSON document on stdout and leaves through ``os._exit`` so th
 exit handler (some crash at interpreter shutdown) can add output or turn a good run into a crash.
 """
 
-import faulthandler
 import json
-import logging
 import os
 import re
 import sys
-import tempfile
 import time
-import traceback
-import warnings
+
+# logging, faulthandler, tempfile, traceback and warnings are imported where they are used: a probe that
+# finds its framework absent never needs them, and on a machine with one framework the other probes are
+# just that (each import here costs every probe a few milliseconds).
 
 PROBE_VERSION = 1
 
@@ -286,16 +285,17 @@ def loaded_libraries():
 # --- capturing what the framework says -----------------------------------------------------------------
 
 
-class _RecordHandler(logging.Handler):
-    def __init__(self, sink):
-        logging.Handler.__init__(self, logging.DEBUG)
-        self.sink = sink
+def _record_handler(sink):
+    import logging
 
-    def emit(self, record):
-        try:
-            self.sink.append("%s:%s:%s" % (record.levelname, record.name, record.getMessage()))
-        except Exception:  # noqa: BLE001 - a badly formatted record must not break the probe
-            pass
+    class _RecordHandler(logging.Handler):
+        def emit(self, record):
+            try:
+                sink.append("%s:%s:%s" % (record.levelname, record.name, record.getMessage()))
+            except Exception:  # noqa: BLE001 - a badly formatted record must not break the probe
+                pass
+
+    return _RecordHandler(logging.DEBUG)
 
 
 def _flush_c_stdio():
@@ -338,6 +338,8 @@ class Capture:
         return self
 
     def _start_warnings(self):
+        import warnings
+
         try:
             self._warnings_cm = warnings.catch_warnings(record=True)
             self._warning_list = self._warnings_cm.__enter__()
@@ -346,8 +348,10 @@ class Capture:
             self._warnings_cm = None
 
     def _start_logging(self):
+        import logging
+
         try:
-            self._handler = _RecordHandler(self.records)
+            self._handler = _record_handler(self.records)
             logging.getLogger().addHandler(self._handler)
             for name in self.info_loggers:
                 logger = logging.getLogger(name)
@@ -358,6 +362,9 @@ class Capture:
             pass
 
     def _start_fds(self):
+        import faulthandler
+        import tempfile
+
         try:
             sys.stdout.flush()
             sys.stderr.flush()
@@ -422,6 +429,9 @@ class Capture:
             self._file = None
 
     def stop(self):
+        import faulthandler
+        import logging
+
         self._restore_fds()
         try:
             faulthandler.enable(file=sys.__stderr__, all_threads=True)
@@ -493,6 +503,8 @@ def error_text(exc):
 
 
 def error_record(exc):
+    import traceback
+
     try:
         tail = traceback.format_exception(type(exc), exc, exc.__traceback__)
         tail_text = "".join(tail).splitlines()[-TRACEBACK_TAIL_LINES:]

@@ -94,6 +94,12 @@ def _machine_section(machine: dict[str, Any]) -> list[str]:
         for gpu in gpus:
             lines.append(f"  - {_inline(_gpu_line(gpu))}")
     shown.add("gpus")
+    python = machine.get("python")
+    if isinstance(python, dict) and python.get("executable"):
+        version = f"Python {python['version']} " if python.get("version") else ""
+        how = f" ({python['how']})" if python.get("how") else ""
+        lines.append(f"- **Frameworks probed in:** {_inline(version + 'at ' + str(python['executable']) + how)}")
+    shown.add("python")
     if isinstance(machine.get("collect_duration_s"), (int, float)):
         lines.append(f"- **Evidence collected in:** {machine['collect_duration_s']:.2f} s")
     shown.add("collect_duration_s")
