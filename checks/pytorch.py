@@ -32,10 +32,13 @@ def _describe(torch) -> str:
     return f"torch {torch.version} ({build})"
 
 
-def _skip_unless_imported(torch) -> Outcome | None:
-    if torch.run.status in ("ok", "from_report") and torch.version:
-        return None
-    return not_applicable("PyTorch not available to judge (see TORCH001)", {"status": torch.run.status})
+def _skip_unless_imported(torch, cuda_build: bool = False) -> Outcome | None:
+    """Not applicable unless torch imported (or a report describes it), and, with ``cuda_build``, is a CUDA build."""
+    if not (torch.run.status in ("ok", "from_report") and torch.version):
+        return not_applicable("PyTorch not available to judge (see TORCH001)", {"status": torch.run.status})
+    if cuda_build and not torch.cuda:
+        return not_applicable("not a CUDA build of PyTorch")
+    return None
 
 
 @check("TORCH001", area="pytorch", title="PyTorch imports in the target Python")
@@ -118,11 +121,9 @@ def torch_driver(facts, ctx) -> Outcome:
     driver can run (the finding prints its pip command).
     """
     torch = facts.torch
-    skipped = _skip_unless_imported(torch)
+    skipped = _skip_unless_imported(torch, cuda_build=True)
     if skipped is not None:
         return skipped
-    if not torch.cuda:
-        return not_applicable("not a CUDA build of PyTorch")
     driver = driver_version(facts)
     if not driver or not (driver_usable(facts) or torch.source == "collect_env"):
         return not_applicable(f"torch needs CUDA {torch.cuda}; no loaded NVIDIA driver to compare (see DRV001)")
@@ -169,11 +170,9 @@ def torch_arch(facts, ctx) -> Outcome:
     right --index-url (e.g. cu126 for Pascal, cu128 or newer for Blackwell).
     """
     torch = facts.torch
-    skipped = _skip_unless_imported(torch)
+    skipped = _skip_unless_imported(torch, cuda_build=True)
     if skipped is not None:
         return skipped
-    if not torch.cuda:
-        return not_applicable("not a CUDA build of PyTorch")
     ccs = capabilities(facts, torch.devices)
     if torch.unsupported_capability and torch.unsupported_capability not in ccs:
         ccs.append(torch.unsupported_capability)
@@ -227,11 +226,9 @@ def torch_cuda_init(facts, ctx) -> Outcome:
     How to fix: follow the finding; each cause has its own fix.
     """
     torch = facts.torch
-    skipped = _skip_unless_imported(torch)
+    skipped = _skip_unless_imported(torch, cuda_build=True)
     if skipped is not None:
         return skipped
-    if not torch.cuda:
-        return not_applicable("not a CUDA build of PyTorch")
     data = {"is_available": torch.is_available, "device_count": torch.device_count,
             "devices": [{"index": d.index, "name": d.name, "compute_capability": d.compute_capability,
                          "memory_total_mib": d.memory_total_mib} for d in torch.devices],

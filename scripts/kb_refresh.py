@@ -304,18 +304,11 @@ def build_pytorch(reference: dict[str, Any]) -> dict[str, Any]:
             _flag_secondary(variant, sources)
     for row in unconfirmed:
         _flag_secondary(row, sources)
-    meta = reference.get("_meta", {})
     return {
-        "as_of": meta.get("generated"),
-        "coverage": (
+        **_header(reference, "table2_pytorch", (
             f"{table.get('as_of')} Windows wheels: which release x variant has one is from the reference where "
             "it says, else from wheel URLs seen (P_WINWHL); Windows arch lists only for "
-            f"{', '.join(WINDOWS_ARCH_RELEASES)} (P_WIN); Linux aarch64 arch lists from 2.10 on."
-        ),
-        "compiled_from": (
-            f"shared/reference/compat.json table2_pytorch (generated {meta.get('generated')}) by "
-            "scripts/kb_refresh.py; every row keeps the reference's source keys"
-        ),
+            f"{', '.join(WINDOWS_ARCH_RELEASES)} (P_WIN); Linux aarch64 arch lists from 2.10 on.")),
         "notes": [
             "Arch lists are TORCH_CUDA_ARCH_LIST entries: 'X.Y' = SASS (cubin) for sm_XY, '+PTX' = PTX embedded "
             "too (JIT for newer GPUs). null = not verified for that release, platform and variant.",
@@ -375,14 +368,8 @@ def build_tensorflow(reference: dict[str, Any]) -> dict[str, Any]:
     sources = _sources(reference, used)
     for row in releases:
         _flag_secondary(row, sources)
-    meta = reference.get("_meta", {})
     return {
-        "as_of": meta.get("generated"),
-        "coverage": str(table.get("as_of")),
-        "compiled_from": (
-            f"shared/reference/compat.json table3_tensorflow (generated {meta.get('generated')}) by "
-            "scripts/kb_refresh.py; every row keeps the reference's source keys"
-        ),
+        **_header(reference, "table3_tensorflow", str(table.get("as_of"))),
         "notes": [
             "cuda / cudnn: the tested build configuration. linux_driver_min: the CUDA release notes' driver for "
             "that CUDA (full support); linux_driver_mvc_floor: the least driver that runs that CUDA major through "
@@ -450,18 +437,25 @@ def build_cudnn(reference: dict[str, Any]) -> dict[str, Any]:
     sources = _sources(reference, used)
     for row in majors:
         _flag_secondary(row, sources)
-    meta = reference.get("_meta", {})
     return {
-        "as_of": meta.get("generated"),
-        "coverage": str(table.get("as_of")),
-        "compiled_from": (
-            f"shared/reference/compat.json table4_cudnn (generated {meta.get('generated')}) by "
-            "scripts/kb_refresh.py; every row keeps the reference's source keys"
-        ),
+        **_header(reference, "table4_cudnn", str(table.get("as_of"))),
         "compat_rules": table.get("compat_rules"),
         "pytorch_pins": table.get("pytorch_pins"),
         "sources": sources,
         "majors": majors,
+    }
+
+
+def _header(reference: dict[str, Any], table_name: str, coverage: str) -> dict[str, Any]:
+    """The keys every generated file starts with: how current, what it covers, where it came from."""
+    generated = reference.get("_meta", {}).get("generated")
+    return {
+        "as_of": generated,
+        "coverage": coverage,
+        "compiled_from": (
+            f"shared/reference/compat.json {table_name} (generated {generated}) by "
+            "scripts/kb_refresh.py; every row keeps the reference's source keys"
+        ),
     }
 
 
