@@ -133,6 +133,16 @@ def _use_color(stream) -> bool:
     return bool(getattr(stream, "isatty", lambda: False)()) and not os.environ.get("NO_COLOR")
 
 
+def _import_what_the_report_needs(output_format: str) -> None:
+    """Import the parsers, runner and renderer while collection runs: after it, only work is left."""
+    import importlib
+
+    renderer = {"json": "json_report", "markdown": "markdown"}.get(output_format, "terminal")
+    for module in ("gpudoctor.facts.facts", "gpudoctor.facts.framework_probe", "gpudoctor.runner",
+                   f"gpudoctor.render.{renderer}"):
+        importlib.import_module(module)
+
+
 def _target_python(args: Any):
     """The Python to probe frameworks in; None when no framework is to be probed."""
     if not args.frameworks:
@@ -165,6 +175,7 @@ def cmd_check(args: Any) -> int:
             from gpudoctor.registry import load_registry
 
             registry = load_registry()
+            _import_what_the_report_needs(args.format)
             evidence = pending.result()
         collect_s = time.perf_counter() - started
     report, load_errors = build_report(evidence, _options(args), args.select, args.ignore, collect_s, registry)
