@@ -11,12 +11,16 @@ import json
 import os
 import re
 import time
-from concurrent.futures import ThreadPoolExecutor
+import sys
+from concurrent.futures import Future, ThreadPoolExecutor
+from dataclasses import dataclass
 from typing import Any, Callable, Iterable
 
 # Imported with this module, not in the probes' threads: an import there would hold the import lock
 # while every other thread starts, and the probes (the slowest sources) would start last.
-from gpudoctor.evidence.framework_probes import DEFAULT_PROBE_TIMEOUT_S, absent_here, likely_installed, run_probe
+from gpudoctor.evidence.framework_probes import (
+    DEFAULT_PROBE_TIMEOUT_S, absent_here, likely_installed, locate_absent, run_probe,
+)
 from gpudoctor.evidence.model import Evidence, EvidenceItem
 from gpudoctor.evidence.run_command import run_command
 from gpudoctor.evidence.sources import SOURCES, Source
@@ -85,13 +89,33 @@ def _target_python_record(target: Any) -> dict[str, Any]:
 _BACKGROUND_NICE = 10
 
 
+@dataclass(frozen=True)
+class ProbePlan:
+    """How the framework probes of one run are scheduled.
+
+    ``heavy``: frameworks whose package sits in the target's site-packages; their probes start first,
+    at normal priority, and everything else runs at a lower one meanwhile.  ``located``: the locator's
+    answer (one process) for the other frameworks, most likely absent; only those it finds present get
+    a probe of their own.
+    """
+
+    heavy: frozenset[str] = frozenset()
+    located: Future | None = None
+
+
+def _probe(framework: str, target: Any, probe_timeout: float | None, plan: ProbePlan, nice: int) -> EvidenceItem:
+    item = absent_here(framework, target.executable)
+    if item is None and plan.located is not None and framework not in plan.heavy:
+        item = plan.located.result().get(framework)
+    return item or run_probe(framework, target.executable, probe_timeout or DEFAULT_PROBE_TIMEOUT_S, nice=nice)
+
+
 def collect_source(source: Source, timeout: float, target: Any = None, probe_timeout: float | None = None,
-                   heavy: frozenset[str] = frozenset()) -> EvidenceItem:
-    """Collect one source; while ``heavy`` probes (importing a framework takes seconds) run, the rest yield the CPU."""
-    nice = _BACKGROUND_NICE if heavy and source.probe not in heavy else 0
+                   plan: ProbePlan = ProbePlan()) -> EvidenceItem:
+    """Collect one source; while heavy probes (importing a framework takes seconds) run, the rest yield the CPU."""
+    nice = _BACKGROUND_NICE if plan.heavy and source.probe not in plan.heavy else 0
     if source.probe:
-        return (absent_here(source.probe, target.executable)
-                or run_probe(source.probe, target.executable, probe_timeout or DEFAULT_PROBE_TIMEOUT_S, nice=nice))
+        return _probe(source.probe, target, probe_timeout, plan, nice)
     if source.name == "target-python.json":
         return _run_scan(source, lambda: _target_python_record(target))
     if source.kind == "file":
@@ -126,10 +150,15 @@ def collect(timeout: float = DEFAULT_TIMEOUT_S, sources: Iterable[Source] = SOUR
     skip_driver_queries = driver_absent()
     # Probes first: they are the slowest (importing a framework takes seconds), so they start at once.
     sources_by_start = sorted(sources, key=lambda s: s.probe is None)
-    heavy = frozenset(s.probe for s in sources if s.probe and likely_installed(s.probe, target.executable))
-    with ThreadPoolExecutor(max_workers=max(1, len(sources))) as pool:
+    probes = [s.probe for s in sources if s.probe]
+    heavy = frozenset(p for p in probes if likely_installed(p, target.executable))
+    own_python = target is not None and os.path.abspath(target.executable) == os.path.abspath(sys.executable)
+    light = [] if own_python else [p for p in probes if p not in heavy]
+    with ThreadPoolExecutor(max_workers=max(1, len(sources) + 1)) as pool:
+        located = pool.submit(locate_absent, light, target.executable, timeout) if light else None
+        plan = ProbePlan(heavy, located)
         futures = [pool.submit(skipped, source) if source.needs_driver and skip_driver_queries
-                   else pool.submit(collect_source, source, timeout, target, probe_timeout, heavy)
+                   else pool.submit(collect_source, source, timeout, target, probe_timeout, plan)
                    for source in sources_by_start]
         for future in futures:
             item = future.result()

@@ -104,11 +104,6 @@ def _has_json_line(text: str | None) -> bool:
     return False
 
 
-# The distributions that can provide each framework's module (a leftover one means: let the probe tell).
-_DISTRIBUTION_PREFIXES = {"torch": ("torch",), "tensorflow": ("tensorflow", "tf-nightly", "intel-tensorflow"),
-                          "jax": ("jax",), "cupy": ("cupy",)}
-
-
 def absent_here(framework: str, python: str) -> EvidenceItem | None:
     """The probe's "not installed" record, made without a process, when the target is gpudoctor's own Python.
 
@@ -118,30 +113,47 @@ def absent_here(framework: str, python: str) -> EvidenceItem | None:
     """
     if os.path.abspath(python) != os.path.abspath(sys.executable):
         return None
-    import importlib.util
-    import json
     import time
 
-    from gpudoctor.distributions import iter_distributions
+    from gpudoctor.probes import _probe_common as common
 
     started = time.perf_counter()
     try:
-        if importlib.util.find_spec(framework) is not None:
-            return None
-    except (ImportError, ValueError):
+        record = common.absent_record(framework)
+    except Exception:  # noqa: BLE001 - unsure: the real probe answers
         return None
-    prefixes = _DISTRIBUTION_PREFIXES.get(framework, (framework,))
-    if any(d.name.startswith(prefixes) for d in iter_distributions()):
-        return None  # metadata without the module: a broken install the probe should describe
-    from gpudoctor.probes import _probe_common as common
+    return _absent_item(framework, python, record, time.perf_counter() - started)
 
-    record = {"probe": framework, "probe_version": common.PROBE_VERSION, "python": common.python_info(),
-              "installed": False, "distribution": None, "nvidia_packages": common.nvidia_packages(),
-              "probe_errors": {}, "probe_error": None, "in_process": True,
-              "probe_s": round(time.perf_counter() - started, 4)}
+
+def locate_absent(frameworks: list[str], python: str, timeout: float) -> dict[str, EvidenceItem]:
+    """One process in ``python`` answers for every framework in ``frameworks`` that is clearly absent.
+
+    Returns the "not installed" items it made; a framework missing from the answer (present, or the
+    locator failed) must be probed for real.
+    """
+    if not frameworks:
+        return {}
+    import json
+
+    argv = [python, os.path.join(_PROBES_DIR, "locate_probe.py"), *frameworks]
+    item = run_command("locate", argv, timeout=timeout, env=probe_env("locate", os.environ))
+    try:
+        answers = json.loads(item.text or "")
+    except ValueError:
+        return {}
+    if not isinstance(answers, dict):
+        return {}
+    return {name: _absent_item(name, python, record, item.duration_s)
+            for name, record in answers.items() if name in frameworks and isinstance(record, dict)}
+
+
+def _absent_item(framework: str, python: str, record: dict | None, duration_s: float | None) -> EvidenceItem | None:
+    if record is None:
+        return None
+    import json
+
     return EvidenceItem(name=probe_file_name(framework), kind="json", text=json.dumps(record) + "\n",
-                        argv=probe_argv(framework, python), exit_code=0,
-                        duration_s=time.perf_counter() - started)
+                        argv=probe_argv(framework, python), exit_code=0, duration_s=duration_s)
 
 
 def likely_installed(framework: str, python: str) -> bool:

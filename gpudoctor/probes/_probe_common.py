@@ -282,6 +282,32 @@ def loaded_libraries():
     return seen
 
 
+# --- a framework that is not there ---------------------------------------------------------------------
+
+# The distributions that can provide each framework's module: metadata without the module is a broken
+# install, which the framework's own probe describes.
+DISTRIBUTION_PREFIXES = {"torch": ("torch",), "tensorflow": ("tensorflow", "tf-nightly", "intel-tensorflow"),
+                         "jax": ("jax",), "cupy": ("cupy",)}
+
+
+def absent_record(framework):
+    """The "not installed" record of ``framework`` when it is clearly absent from this interpreter, else None.
+
+    The same record whether made by the locator (one process answering for several frameworks) or by
+    gpudoctor in its own interpreter: nothing of the framework's is importable and no distribution of it
+    is installed.
+    """
+    started = time.perf_counter()
+    if module_installed(framework):
+        return None
+    prefixes = DISTRIBUTION_PREFIXES.get(framework, (framework,))
+    if any(key.startswith(prefixes) for key, _, _ in installed_distributions()):
+        return None
+    return {"probe": framework, "probe_version": PROBE_VERSION, "python": python_info(), "installed": False,
+            "distribution": None, "nvidia_packages": nvidia_packages(), "probe_errors": {}, "probe_error": None,
+            "probe_s": round(time.perf_counter() - started, 4)}
+
+
 # --- capturing what the framework says -----------------------------------------------------------------
 
 

@@ -88,3 +88,21 @@ def test_bad_probe_options_are_one_line_and_exit_2(args, needle):
     proc = _gpudoctor(*args)
     assert proc.returncode == 2
     assert proc.stderr.count("\n") == 1 and needle in proc.stderr
+
+
+def test_the_locator_answers_only_for_absent_frameworks(framework_python):
+    from gpudoctor.evidence.framework_probes import locate_absent
+
+    located = locate_absent(["torch", "cupy", "jax"], framework_python, timeout=60)
+    # torch and jax are in that venv: their own probes must run; cupy is not: one record, same shape.
+    assert sorted(located) == ["cupy"]
+    record = json.loads(located["cupy"].text)
+    assert record["installed"] is False and record["python"]["executable"] == framework_python
+
+
+def test_absent_frameworks_in_gpudoctors_own_python_need_no_process():
+    from gpudoctor.evidence.framework_probes import absent_here
+
+    item = absent_here("cupy", sys.executable)
+    assert item is not None and json.loads(item.text)["installed"] is False
+    assert absent_here("cupy", "/some/other/python") is None
