@@ -656,3 +656,23 @@ def run(probe, body):
         probe.finish(probe_error=error_record(exc)["traceback_tail"] or error_text(exc))
         return
     probe.finish()
+
+
+# --- progress of long probes (smoke) ---------------------------------------------------------------------
+
+PROGRESS_PREFIX = "@@gpudoctor-progress "
+
+
+def progress(stage, detail="", done=None, total=None, stream=None):
+    """One progress line for the parent to draw (``gpudoctor/facts/smoke_model.py`` describes it).
+
+    Written to ``stream`` (default: the real stderr, even while fd 2 is being captured) and flushed
+    at once; a failure to write is ignored: progress is a courtesy, the result is what counts.
+    """
+    line = PROGRESS_PREFIX + json.dumps({"stage": stage, "detail": detail, "done": done, "total": total}) + "\n"
+    try:
+        target = stream if stream is not None else sys.__stderr__
+        target.write(line)
+        target.flush()
+    except Exception:  # noqa: BLE001
+        pass
