@@ -133,6 +133,21 @@ def _use_color(stream) -> bool:
     return bool(getattr(stream, "isatty", lambda: False)()) and not os.environ.get("NO_COLOR")
 
 
+def _run_smoke(args: Any, show_progress: bool):
+    """Run the smoke workloads in the target Python, with a progress bar on a terminal; an evidence item."""
+    from gpudoctor.evidence.smoke_runner import run_smoke
+    from gpudoctor.evidence.target_python import resolve_target_python
+    from gpudoctor.render.progress import smoke_progress
+
+    target = resolve_target_python(getattr(args, "python", None), os.environ)
+    with smoke_progress(show_progress) as on_progress:
+        item = run_smoke(target.executable, framework=args.smoke_framework, mode=args.smoke_mode,
+                         budget=args.budget, on_progress=on_progress)
+    if item.error and "interrupt" in item.error:
+        sys.stderr.write("gpudoctor: smoke interrupted; reporting what finished\n")
+    return item
+
+
 def _import_what_the_report_needs(output_format: str) -> None:
     """Import the parsers, runner and renderer while collection runs: after it, only work is left."""
     import importlib
@@ -178,6 +193,8 @@ def cmd_check(args: Any) -> int:
             _import_what_the_report_needs(args.format)
             evidence = pending.result()
         collect_s = time.perf_counter() - started
+        if args.smoke:
+            evidence.add(_run_smoke(args, show_progress=args.format == "text"))
     report, load_errors = build_report(evidence, _options(args), args.select, args.ignore, collect_s, registry)
     for error in load_errors:
         sys.stderr.write(f"gpudoctor: warning: {error}\n")
@@ -205,6 +222,34 @@ def _default_snapshot_name() -> str:
 
 
 @_guarded
+def cmd_smoke(args: Any) -> int:
+    """Run the workloads, collect the machine's evidence (GPU names, PCIe links), judge with the SMOKE checks."""
+    from gpudoctor.evidence.collect import collect
+
+    evidence = collect(timeout=args.timeout)
+    evidence.add(_run_smoke(args, show_progress=args.format == "text"))
+    report, load_errors = build_report(evidence, {}, ["SMOKE"], None)
+    for error in load_errors:
+        sys.stderr.write(f"gpudoctor: warning: {error}\n")
+    exit_code = report.exit_code(args.fail_on)
+    if args.junit_xml:
+        _write_junit(report, args.junit_xml, args.force, args.fail_on == "warning")
+    if args.format == "json":
+        from gpudoctor.render.json_report import render_json
+
+        sys.stdout.write(render_json(report, exit_code) + "\n")
+    else:
+        from gpudoctor.facts.facts import Facts
+        from gpudoctor.render.smoke_table import render_smoke_table
+        from gpudoctor.render.terminal import render_terminal
+
+        sys.stdout.write(render_smoke_table(Facts(evidence).smoke))
+        sys.stdout.write(render_terminal(report, verbose=args.verbose, color=_use_color(sys.stdout)))
+    sys.stdout.flush()
+    return exit_code
+
+
+@_guarded
 def cmd_collect(args: Any) -> int:
     from gpudoctor.evidence.collect import collect
     from gpudoctor.evidence.snapshot import write_snapshot
@@ -216,6 +261,8 @@ def cmd_collect(args: Any) -> int:
     started = time.perf_counter()
     evidence = collect(timeout=args.timeout, target=target, frameworks=args.frameworks,
                        probe_timeout=args.probe_timeout)
+    if args.smoke:
+        evidence.add(_run_smoke(args, show_progress=True))
     elapsed = time.perf_counter() - started
     write_snapshot(evidence, path, redacted=not args.no_redact, force=args.force)
     failed = [item.name for item in evidence.items.values() if item.error]
@@ -285,6 +332,7 @@ COMMANDS: dict[str, Callable[[Any], int]] = {
     "explain": cmd_explain,
     "schema": cmd_schema,
     "kb": cmd_kb,
+    "smoke": cmd_smoke,
 }
 
 __all__ = ["COMMANDS", "build_report", "UsageError", "__version__"]

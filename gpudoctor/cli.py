@@ -101,6 +101,26 @@ def _add_probe_options(parser: argparse.ArgumentParser) -> None:
                         help="limit for each framework probe: importing TensorFlow can take seconds (default: 60)")
 
 
+def _add_smoke_options(parser: argparse.ArgumentParser, flag: bool) -> None:
+    """``flag``: the options come with a ``--smoke`` switch (check, collect); ``smoke`` itself always runs."""
+    smoke = parser.add_argument_group("smoke workloads (real matmul, CNN training step, bandwidth, all-reduce)")
+    if flag:
+        smoke.add_argument("--smoke", action="store_true",
+                           help="also run the smoke workloads in the target Python (seconds to minutes)")
+    # Beside check's --frameworks (which probes to run) a bare --framework would invite mix-ups.
+    prefix = "--smoke-" if flag else "--"
+    smoke.add_argument(f"{prefix}framework", dest="smoke_framework", choices=("torch", "tensorflow"),
+                       default="torch", help="which framework runs the workloads (default: torch)")
+    mode = smoke.add_mutually_exclusive_group()
+    mode.add_argument(f"{prefix}quick", dest="smoke_mode", action="store_const", const="quick",
+                      help="the whole suite in about 10 s on a GPU (default)")
+    mode.add_argument(f"{prefix}full", dest="smoke_mode", action="store_const", const="full",
+                      help="bigger sizes and more repeats, for numbers to compare")
+    smoke.add_argument(f"{prefix}budget", dest="budget", type=_positive_float, metavar="SECONDS",
+                       help="stop starting new workloads after this long (default: 25 for --quick, 180 for --full)")
+    parser.set_defaults(smoke_mode="quick")
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = _Parser(
         prog="gpudoctor",
@@ -141,6 +161,7 @@ def build_parser() -> argparse.ArgumentParser:
     gates.add_argument("--cuda", type=_cuda_version, metavar="X.Y", help="the driver must be able to run CUDA X.Y")
     _add_timeout(check)
     _add_probe_options(check)
+    _add_smoke_options(check, flag=True)
 
     collect = commands.add_parser(
         "collect", help="write a snapshot of this machine's evidence",
@@ -153,6 +174,26 @@ def build_parser() -> argparse.ArgumentParser:
     collect.add_argument("--force", action="store_true", help="replace PATH if it exists")
     _add_timeout(collect)
     _add_probe_options(collect)
+    _add_smoke_options(collect, flag=True)
+
+    smoke = commands.add_parser(
+        "smoke", help="prove real acceleration: matmul, a CNN training step, bandwidth, all-reduce",
+        description="Run real workloads in the target Python on every accelerator and on the CPU, and judge them "
+                    "against the CPU and against the hardware's own limits (spec TFLOP/s, the PCIe link). Memory is "
+                    "sized from each GPU's free memory; Ctrl-C stops cleanly and still reports what finished.")
+    smoke.add_argument("--python", metavar="PATH",
+                       help="the Python to run in: an interpreter, or a venv / conda prefix (default: the active "
+                            "virtual or conda environment, else gpudoctor's own Python)")
+    smoke.add_argument("--format", choices=("text", "json"), default="text",
+                       help="output on stdout (default: text; json is quiet on stderr)")
+    smoke.add_argument("-v", "--verbose", action="store_true", help="show details, data and timings")
+    smoke.add_argument("--junit-xml", metavar="PATH", help="also write a JUnit XML report to PATH")
+    smoke.add_argument("--force", action="store_true", help="overwrite an existing --junit-xml file gpudoctor "
+                                                            "did not write")
+    smoke.add_argument("--fail-on", choices=("problem", "warning"), default="problem",
+                       help="exit 1 on problems only (default) or on warnings too")
+    _add_timeout(smoke)
+    _add_smoke_options(smoke, flag=False)
 
     list_checks = commands.add_parser("list-checks", help="list every check with its code",
                                       description="List every check (built-in and plugins) with code, area and title.")

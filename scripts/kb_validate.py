@@ -14,6 +14,10 @@ variant's CUDA consistent with its cuXYZ tag, arch lists parse, Python ranges pa
 PyPI default is one of the release's variants; TensorFlow's driver columns equal what the
 driver table (in the same data directory) says for the tested CUDA; cuDNN library names
 carry their major; JAX's driver floors and CuPy's package names agree with their CUDA major.
+The GPU spec sheets: every figure positive or null, each name unique once normalised and found
+by the lookup as its own row, compute capability and architecture agree with the driver table,
+the PCIe generation is one the PCIe table has, TF32 figures carry their own sources; the PCIe
+table: one row per generation, ascending, x16 = 16 lanes and duplex = twice one direction.
 Prints a summary; exits 1 on any error.
 
 ``validate(data_dir)`` returns the list of errors, so a test can assert it is empty.
@@ -41,6 +45,10 @@ TORCH_FILE = "pytorch.json"
 TF_FILE = "tensorflow.json"
 CUDNN_FILE = "cudnn.json"
 PACKAGES_FILE = "python_gpu_packages.json"
+SPECS_FILE = "gpu_specs.json"
+PCIE_FILE = "pcie.json"
+SPEC_FIGURES = ("memory_bandwidth_gbs", "fp32_tflops", "fp16_tensor_dense_tflops", "bf16_tensor_dense_tflops",
+                "tf32_tensor_dense_tflops", "nvlink_gbs_bidirectional")
 RELEASE_RE = re.compile(r"\d{1,2}\.\d{1,3}")
 TAG_RE = re.compile(r"cu(\d{2,3})")
 ARCH_ENTRY_RE = re.compile(r"\d{1,2}\.\d(\+PTX)?")
@@ -530,6 +538,129 @@ def _check_packages_file(data: dict[str, Any], driver: dict[str, Any] | None, er
     return {"jax_extras": len(extras), "cupy_packages": len(packages)}
 
 
+def _positive(value: object) -> bool:
+    return isinstance(value, (int, float)) and not isinstance(value, bool) and value > 0
+
+
+def _check_pcie_file(data: dict[str, Any], errors: list[str]) -> tuple[dict[str, int], set[int]]:
+    name = PCIE_FILE
+    sources = _check_header(name, data, errors)
+    rows = _rows(name, data, "rows", errors)
+    gens: list[int] = []
+    for row in rows:
+        gen = row.get("gen")
+        where = f"{name}: Gen {gen!r}"
+        _check_sources(where, row, sources, errors)
+        if not isinstance(gen, int) or isinstance(gen, bool) or gen < 1:
+            errors.append(f"{where}: gen is not a positive integer")
+            continue
+        if gen in gens:
+            errors.append(f"{where}: duplicate generation")
+        if gens and gen < gens[-1]:
+            errors.append(f"{where}: generations are not in ascending order")
+        gens.append(gen)
+        lane, x16, duplex = row.get("gb_s_per_lane_per_dir"), row.get("x16_gb_s_per_dir"), row.get("x16_gb_s_duplex")
+        if not all(_positive(v) for v in (row.get("gt_s"), lane, x16, duplex)):
+            errors.append(f"{where}: a rate is missing or not positive")
+            continue
+        if abs(lane * 16 - x16) > 0.01 * x16:
+            errors.append(f"{where}: x16 rate {x16} is not 16 lanes of {lane}")
+        if abs(duplex - 2 * x16) > 0.01 * duplex:
+            errors.append(f"{where}: duplex {duplex} is not twice {x16}")
+    previous = None
+    for gen in gens:
+        rate = next(r.get("x16_gb_s_per_dir") for r in rows if r.get("gen") == gen)
+        if previous is not None and _positive(rate) and _positive(previous) and rate <= previous:
+            errors.append(f"{name}: Gen {gen} is not faster than the generation before it")
+        previous = rate
+    return {"generations": len(rows)}, set(gens)
+
+
+def _check_specs_file(data: dict[str, Any], cc_map: dict[str, str], pcie_gens: set[int],
+                      errors: list[str]) -> dict[str, int]:
+    from gpudoctor.kb import gpu_specs
+
+    name = SPECS_FILE
+    sources = _check_header(name, data, errors)
+    gpus = _rows(name, data, "gpus", errors)
+    seen: dict[tuple[str, ...], str] = {}
+    for row in gpus:
+        gpu = row.get("gpu")
+        where = f"{name}: {gpu!r}"
+        _check_sources(where, row, sources, errors)
+        if not isinstance(gpu, str) or not gpu:
+            errors.append(f"{where}: no gpu name")
+        for column in SPEC_FIGURES:
+            value = row.get(column)
+            if value is not None and not _positive(value):
+                errors.append(f"{where}: {column} {value!r} is not a positive number")
+        memory = row.get("memory_gb")
+        if not isinstance(memory, list) or not memory or not all(_positive(v) for v in memory):
+            errors.append(f"{where}: memory_gb is not a list of positive numbers")
+        devices = row.get("devices_per_board")
+        if not isinstance(devices, int) or isinstance(devices, bool) or devices < 1:
+            errors.append(f"{where}: devices_per_board is not a positive integer")
+        tf32 = row.get("tf32_tensor_dense_tflops")
+        _check_key_list(where, row, "tf32_sources", sources, errors, required=tf32 is not None)
+        if tf32 is not None and not (isinstance(row.get("tf32_note"), str) and row["tf32_note"]):
+            errors.append(f"{where}: a TF32 figure without a note saying how it was read")
+        fp16, bf16 = row.get("fp16_tensor_dense_tflops"), row.get("bf16_tensor_dense_tflops")
+        if _positive(fp16) and _positive(tf32) and tf32 > fp16:
+            errors.append(f"{where}: TF32 {tf32} above FP16 {fp16}")
+        if _positive(bf16) and _positive(row.get("fp32_tflops")) and bf16 < row["fp32_tflops"] and \
+                str(row.get("architecture", "")).startswith(("Ampere", "Ada", "Hopper", "Blackwell")):
+            errors.append(f"{where}: BF16 tensor rate {bf16} below FP32 {row['fp32_tflops']}")
+        cc = row.get("compute_capability")
+        if cc is not None:
+            if not isinstance(cc, str) or not CC_RE.fullmatch(cc):
+                errors.append(f"{where}: compute_capability {cc!r} is not 'X.Y'")
+            elif cc_map and cc_map.get(cc) != row.get("architecture"):
+                errors.append(f"{where}: architecture {row.get('architecture')!r} but {cc} is {cc_map.get(cc)!r}")
+        gen, width = row.get("pcie_gen"), row.get("pcie_width")
+        if (gen is None) != (width is None):
+            errors.append(f"{where}: pcie_gen and pcie_width must be both known or both null")
+        if gen is not None and pcie_gens and gen not in pcie_gens:
+            errors.append(f"{where}: PCIe Gen {gen!r} is not in {PCIE_FILE}")
+        if width is not None and width not in (1, 2, 4, 8, 16, 32):
+            errors.append(f"{where}: PCIe width {width!r} is not a link width")
+        names = row.get("names")
+        if not isinstance(names, list) or not all(isinstance(n, str) and n for n in names):
+            errors.append(f"{where}: names is not a list of names")
+            continue
+        for spelled in names:
+            tokens = gpu_specs.spec_name_tokens(spelled)
+            if not tokens:
+                errors.append(f"{where}: name {spelled!r} has no tokens")
+                continue
+            if tokens in seen:
+                errors.append(f"{where}: name {spelled!r} is also a name of {seen[tokens]!r}")
+            seen[tokens] = str(gpu)
+    for position, row in enumerate(gpus):
+        for spelled in row.get("names") or []:
+            if not isinstance(spelled, str):
+                continue
+            found = _match_in(gpus, spelled)
+            if found != position:
+                other = gpus[found].get("gpu") if found is not None else None
+                errors.append(f"{name}: name {spelled!r} of {row.get('gpu')!r} finds {other!r}")
+    return {"gpus": len(gpus), "names": sum(len(r.get("names") or []) for r in gpus)}
+
+
+def _match_in(gpus: list[dict[str, Any]], spelled: str) -> int | None:
+    """The lookup's rule (longest name first, a memory-size tail allowed) over the rows being validated."""
+    from gpudoctor.kb import gpu_specs
+
+    tokens = gpu_specs.spec_name_tokens(spelled)
+    entries = sorted(((gpu_specs.spec_name_tokens(n), i) for i, r in enumerate(gpus) for n in r.get("names") or []
+                      if isinstance(n, str)), key=lambda entry: -len(entry[0]))
+    for row_tokens, position in entries:
+        size = len(row_tokens)
+        if row_tokens and tokens[:size] == row_tokens and all(
+                re.fullmatch(r"\d{1,3}gb", t) for t in tokens[size:]):
+            return position
+    return None
+
+
 def validate(data_dir: pathlib.Path | str | None = None) -> list[str]:
     """Every problem found in the data files under ``data_dir`` (default: the shipped ones)."""
     errors: list[str] = []
@@ -559,6 +690,13 @@ def validate_with_counts(data_dir: pathlib.Path | str | None, errors: list[str])
     packages = _load(base / PACKAGES_FILE, errors)
     if packages is not None:
         counts[PACKAGES_FILE] = _check_packages_file(packages, driver, errors)
+    pcie_gens: set[int] = set()
+    pcie = _load(base / PCIE_FILE, errors)
+    if pcie is not None:
+        counts[PCIE_FILE], pcie_gens = _check_pcie_file(pcie, errors)
+    specs = _load(base / SPECS_FILE, errors)
+    if specs is not None:
+        counts[SPECS_FILE] = _check_specs_file(specs, cc_map, pcie_gens, errors)
     return counts
 
 
@@ -577,7 +715,7 @@ def main(argv: list[str] | None = None) -> int:
             print(f"  - {error}")
         return 1
     print("ok: every row sourced, versions parse, driver minimums monotonic, GPU names unique, "
-          "framework tables consistent with the driver table")
+          "framework tables consistent with the driver table, spec sheets and PCIe rates consistent")
     return 0
 
 

@@ -91,6 +91,8 @@ SOURCES: tuple[Source, ...] = (
     Source("framework-tensorflow.json", "json", "TensorFlow as the target Python sees it (probe)", probe="tensorflow"),
     Source("framework-jax.json", "json", "JAX as the target Python sees it (probe)", probe="jax"),
     Source("framework-cupy.json", "json", "CuPy as the target Python sees it (probe)", probe="cupy"),
+    # Collected only when asked for (smoke, check --smoke, collect --smoke): it runs real workloads.
+    Source("smoke.json", "json", "smoke workloads: matmul, CNN step, bandwidth, all-reduce (probe)", live=False),
     Source("torch-collect-env.txt", "file", "a pasted `python -m torch.utils.collect_env` report", live=False),
     Source("tensorflow-log.txt", "file", "a pasted TensorFlow log (its GPU library lines)", live=False),
 )

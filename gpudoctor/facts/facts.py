@@ -240,6 +240,13 @@ class Facts:
         return framework_probe.parse_cupy_probe(self.evidence.get("framework-cupy.json"))
 
     @cached_property
+    def smoke(self) -> Any:
+        """The smoke workloads' measurements (``smoke.json``); status "not_collected" when none were run."""
+        from gpudoctor.facts.smoke import parse_smoke
+
+        return parse_smoke(self.evidence.get("smoke.json"))
+
+    @cached_property
     def target_python(self) -> dict[str, Any]:
         """The probed interpreter: its path, why it was chosen, and what the probes learnt of it."""
         record = self.evidence.json("target-python.json")

@@ -9,6 +9,9 @@ Every lookup is a pure function of its arguments and the data; junk in gives ``N
 checked by ``scripts/kb_validate.py`` (every row sourced, versions parse, newer CUDA never
 needs an older driver, no duplicate GPU names).
 
+``gpu_specs`` holds the spec sheets (peak TFLOP/s, memory bandwidth, PCIe, NVLink) and the
+PCIe rate per generation, against which a smoke run's measurements are judged.
+
 The framework part (``frameworks``, split into ``torch_wheels``, ``torch_choice``,
 ``tensorflow_builds`` and ``arch_coverage``) answers which PyTorch / TensorFlow / JAX / CuPy
 build fits a machine and whether a build's GPU arch list covers a GPU; ``describe`` renders
@@ -32,6 +35,8 @@ _HOMES = {
                                  "mvc_floor"),
     "gpudoctor.kb.frameworks": ("CudnnMajor", "cudnn_major", "cudnn_min_compute_capability", "cupy_package_for_cuda",
                                 "jax_cuda_extra", "jax_install_requirement"),
+    "gpudoctor.kb.gpu_specs": ("GpuSpec", "gpu_spec_for_name", "nvlink_rate_gbps", "pcie_gen_for_speed",
+                               "pcie_rate_gbps"),
     "gpudoctor.kb.gpu_names": ("GpuCapability", "architecture_for_cc", "build_name_index",
                                "compute_capability_for_name", "match_name", "normalize_gpu_name"),
     "gpudoctor.kb.loading": ("DATA_FILES", "_load", "kb_info"),
@@ -59,7 +64,8 @@ def __dir__() -> list[str]:
 
 
 __all__ = [
-    "ArchCoverage", "CudnnMajor", "DATA_FILES", "DriverCudaVerdict", "GpuCapability", "TfChoice", "TfRelease",
+    "ArchCoverage", "CudnnMajor", "DATA_FILES", "DriverCudaVerdict", "GpuCapability", "GpuSpec", "TfChoice",
+    "TfRelease", "gpu_spec_for_name", "nvlink_rate_gbps", "pcie_gen_for_speed", "pcie_rate_gbps",
     "TorchRelease", "TorchVariant", "WheelChoice", "arch_list_covers", "architecture_for_cc", "build_name_index",
     "choose_tensorflow", "choose_torch_wheel", "compute_capability_for_name", "cudnn_major",
     "cudnn_min_compute_capability", "cupy_package_for_cuda", "driver_runs_cuda", "jax_cuda_extra",

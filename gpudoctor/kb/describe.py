@@ -13,8 +13,9 @@ from typing import Any
 from gpudoctor.errors import UsageError
 from gpudoctor.kb import loading
 
-TOPICS = ("driver", "torch", "tensorflow", "cudnn", "gpus", "jax", "cupy")
-_ALIASES = {"pytorch": "torch", "tf": "tensorflow", "cuda": "driver", "gpu": "gpus", "drivers": "driver"}
+TOPICS = ("driver", "torch", "tensorflow", "cudnn", "gpus", "jax", "cupy", "specs", "pcie")
+_ALIASES = {"pytorch": "torch", "tf": "tensorflow", "cuda": "driver", "gpu": "gpus", "drivers": "driver",
+            "spec": "specs", "gpu-specs": "specs", "gpu_specs": "specs", "nvlink": "specs"}
 
 
 def _table(headers: Sequence[str], rows: Sequence[Sequence[object]]) -> list[str]:
@@ -231,9 +232,61 @@ def _cupy() -> list[str]:
     return lines + _sources_block(data, [r for r in cupy.get("packages", []) if isinstance(r, dict)])
 
 
+def _specs() -> list[str]:
+    data = loading._spec_data()
+    lines = _header("GPU spec sheets (dense TFLOP/s, GB/s = 10^9 bytes per second)", data)
+    rows = []
+    for r in data.get("gpus", []):
+        if not isinstance(r, dict):
+            continue
+        memory = "/".join(f"{v:g}" for v in r.get("memory_gb", []) if isinstance(v, (int, float)))
+        pcie = f"Gen{r['pcie_gen']} x{r['pcie_width']}" if r.get("pcie_gen") and r.get("pcie_width") else None
+        board = (f" (board of {r['devices_per_board']})" if (r.get("devices_per_board") or 1) > 1
+                 and "board" not in str(r.get("gpu")) else "")
+        rows.append([f"{r.get('gpu')}{board}", r.get("compute_capability"), memory or None,
+                     r.get("memory_bandwidth_gbs"), r.get("fp32_tflops"), r.get("tf32_tensor_dense_tflops"),
+                     r.get("fp16_tensor_dense_tflops"), r.get("bf16_tensor_dense_tflops"), pcie,
+                     r.get("nvlink_gbs_bidirectional"), _keys(r)])
+    lines += _table(["GPU", "cc", "memory GB", "mem GB/s", "FP32", "TF32", "FP16", "BF16", "PCIe", "NVLink (bidir)",
+                     "sources"], rows)
+    matched = [f"  {r.get('gpu')}: {', '.join(r.get('names', []))}" for r in data.get("gpus", [])
+               if isinstance(r, dict) and r.get("names")]
+    lines += ["", "Names matched (nvidia-smi spellings; a trailing memory size such as -32GB is allowed):"] + matched
+    notes = [f"- {r.get('gpu')}: {r.get('note')}" for r in data.get("gpus", [])
+             if isinstance(r, dict) and r.get("note")]
+    notes += [f"- {r.get('gpu')} TF32: {r.get('tf32_note')} [{_keys(r, 'tf32_sources')}]"
+              for r in data.get("gpus", []) if isinstance(r, dict) and r.get("tf32_note")]
+    if notes:
+        lines += ["", "Notes:"] + notes
+    generations = [g for g in data.get("nvlink_generations", []) if isinstance(g, dict)]
+    if generations:
+        lines += ["", "NVLink generations (per GPU, both directions): " + "; ".join(
+            f"{g.get('gen')} ({g.get('gpus')}) {g.get('duplex_gbs'):g} GB/s" for g in generations
+            if isinstance(g.get("duplex_gbs"), (int, float)))]
+    cited = [r for r in data.get("gpus", []) if isinstance(r, dict)]
+    cited += [{"sources": r.get("tf32_sources")} for r in cited] + [{"sources": g.get("sources")} for g in generations]
+    return lines + _sources_block(data, cited)
+
+
+def _pcie() -> list[str]:
+    data = loading._pcie_data()
+    lines = _header("PCIe bandwidth by generation (GB = 10^9 bytes, per direction unless duplex)", data)
+    rows = [[r.get("gen"), r.get("gt_s"), r.get("encoding"), r.get("gb_s_per_lane_per_dir"),
+             r.get("x16_gb_s_per_dir"), r.get("x16_gb_s_duplex"), _keys(r)]
+            for r in data.get("rows", []) if isinstance(r, dict)]
+    lines += _table(["gen", "GT/s", "encoding", "GB/s per lane", "x16 GB/s", "x16 duplex", "sources"], rows)
+    notes = [f"- Gen{r.get('gen')}: {r.get('note')}" for r in data.get("rows", []) if isinstance(r, dict)
+             and r.get("note")]
+    if data.get("measured_note"):
+        notes.append(f"- {data['measured_note']}")
+    if notes:
+        lines += [""] + notes
+    return lines + _sources_block(data)
+
+
 _RENDERERS: dict[str, Callable[[], list[str]]] = {
     "driver": _driver, "torch": _torch, "tensorflow": _tensorflow, "cudnn": _cudnn, "gpus": _gpus,
-    "jax": _jax, "cupy": _cupy,
+    "jax": _jax, "cupy": _cupy, "specs": _specs, "pcie": _pcie,
 }
 
 

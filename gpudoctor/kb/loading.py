@@ -13,6 +13,8 @@ DATA_FILES = (
     "tensorflow.json",
     "cudnn.json",
     "python_gpu_packages.json",
+    "gpu_specs.json",
+    "pcie.json",
 )
 
 # What each file holds, in a line (for ``gpudoctor kb``).
@@ -23,6 +25,8 @@ DESCRIPTIONS = {
     "tensorflow": "TensorFlow releases: tested CUDA/cuDNN, Python range, [and-cuda], driver floors",
     "cudnn": "cuDNN majors: CUDA range, minimum compute capability, library files, pip packages",
     "python_gpu_packages": "JAX CUDA extras (jax[cuda12]/jax[cuda13]) and CuPy packages (cupy-cudaNNx)",
+    "gpu_specs": "GPU spec sheets: memory bandwidth, FP32/TF32/FP16/BF16 peak TFLOP/s, PCIe link, NVLink",
+    "pcie": "PCIe generations: transfer rate, encoding, GB/s per lane and per x16 link, per direction",
 }
 
 
@@ -62,6 +66,14 @@ def _packages_data() -> dict[str, Any]:
     return _load("python_gpu_packages.json")
 
 
+def _spec_data() -> dict[str, Any]:
+    return _load("gpu_specs.json")
+
+
+def _pcie_data() -> dict[str, Any]:
+    return _load("pcie.json")
+
+
 def _count_rows(data: dict[str, Any], stem: str) -> dict[str, int]:
     def size(value: Any) -> int:
         return len(value) if isinstance(value, list) else 0
@@ -83,6 +95,10 @@ def _count_rows(data: dict[str, Any], stem: str) -> dict[str, int]:
         jax = data.get("jax") if isinstance(data.get("jax"), dict) else {}
         cupy = data.get("cupy") if isinstance(data.get("cupy"), dict) else {}
         return {"jax_extras": size(jax.get("extras")), "cupy_packages": size(cupy.get("packages"))}
+    if stem == "gpu_specs":
+        return {"gpus": size(data.get("gpus")), "nvlink_generations": size(data.get("nvlink_generations"))}
+    if stem == "pcie":
+        return {"generations": size(data.get("rows"))}
     return {}
 
 

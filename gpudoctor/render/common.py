@@ -29,6 +29,7 @@ AREA_TITLES: dict[str, str] = {
     "tensorflow": "TensorFlow",
     "jax": "JAX",
     "cupy": "CuPy",
+    "smoke": "Smoke test (real workloads)",
     "gates": "Preflight gates",
     "collection": "Evidence collection",
 }

@@ -1,0 +1,242 @@
+"""What the SMOKE checks share: which physical GPU a smoke device is, its spec sheet, its PCIe link now, words.
+
+A smoke device ("cuda:0") is the framework's numbering; nvidia-smi, sysfs and the topology matrix use
+the PCI address and nvidia-smi's index, which differ under CUDA_VISIBLE_DEVICES or CUDA's
+fastest-first order.  The smoke probe reports each device's PCI bus id, and that is what joins them;
+without it the only safe join is a machine with one GPU (or GPUs that are all alike).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from gpudoctor import kb
+from gpudoctor.api import not_applicable
+from gpudoctor.facts.gpu_state import GpuState, gpu_states
+from gpudoctor.facts.nvidia_smi_topo import GpuTopology, parse_topo_matrix
+from gpudoctor.facts.pci_address import normalize_bus_id
+from gpudoctor.results import Outcome
+
+EVIDENCE = ("smoke.json",)
+RUN_IT = "run `gpudoctor smoke` or `gpudoctor check --smoke`"
+LABELS = {"torch": "PyTorch", "tensorflow": "TensorFlow"}
+
+
+def _cache(facts: Any) -> dict[str, Any]:
+    """Per-Facts memo for what several SMOKE checks derive (Facts objects accept attributes)."""
+    cache = getattr(facts, "_smoke_check_cache", None)
+    if cache is None:
+        cache = {}
+        try:
+            facts._smoke_check_cache = cache
+        except AttributeError:  # a facts stand-in that takes no attributes: just do not memoise
+            pass
+    return cache
+
+
+# --------------------------------------------------------------------------- was there a run at all
+
+
+def not_run(smoke: Any) -> Outcome | None:
+    """Not applicable when no smoke run is in the evidence."""
+    if smoke.run.status == "not_collected":
+        return not_applicable(f"no smoke workloads in the evidence ({RUN_IT})", {"status": "not_collected"})
+    return None
+
+
+def no_measurements(smoke: Any, what: str) -> Outcome | None:
+    """Not applicable when the run could not measure anything (SMOKE001 says why)."""
+    skipped = not_run(smoke)
+    if skipped is not None:
+        return skipped
+    if smoke.run.status not in ("ok", "timed_out"):
+        return not_applicable(f"the smoke run did not measure {what} (see SMOKE001)", {"status": smoke.run.status})
+    return None
+
+
+def stopped_note(smoke: Any) -> str:
+    words = {"interrupt": "it was interrupted", "budget": "its time budget ran out", "timeout": "it timed out"}
+    return f" (the run stopped early: {words[smoke.stopped_by]})" if smoke.stopped_by in words else ""
+
+
+# --------------------------------------------------------------------------- devices and numbers
+
+
+def device(smoke: Any, device_id: str) -> Any:
+    return next((d for d in smoke.devices if d.id == device_id), None)
+
+
+def device_words(smoke: Any, device_id: str) -> str:
+    """"cuda:0 (NVIDIA H100 80GB HBM3)", or the id alone when the run did not name it."""
+    found = device(smoke, device_id)
+    return f"{device_id} ({found.name})" if found is not None and found.name else device_id
+
+
+def accelerator_ids(smoke: Any) -> list[str]:
+    ids = [d.id for d in smoke.accelerators]
+    # Results for a device the "devices" list lacks (a cut record) still count when the id says GPU.
+    for result in list(smoke.matmul) + list(smoke.cnn) + list(smoke.bandwidth):
+        if result.device not in ids and result.device != "cpu" and device(smoke, result.device) is None:
+            ids.append(result.device)
+    return ids
+
+
+def times(ratio: float) -> str:
+    """380.4 -> "380×", 4.26 -> "4.3×", 0.5 -> "0.5×"."""
+    return f"{ratio:.0f}×" if ratio >= 10 else f"{ratio:.1f}×"
+
+
+def number(value: float | None, unit: str = "") -> str:
+    if value is None:
+        return "?"
+    text = f"{value:.0f}" if abs(value) >= 100 else f"{value:.1f}" if abs(value) >= 10 else f"{value:.2f}"
+    return f"{text} {unit}".rstrip()
+
+
+def percent(part: float, whole: float) -> str:
+    return f"{100 * part / whole:.0f}%"
+
+
+# --------------------------------------------------------------------------- joining to the machine's facts
+
+
+def gpu_for_device(facts: Any, found: Any) -> Any:
+    """The driver's record (GpuInfo) of the physical GPU behind a smoke device, or None."""
+    gpus = list(facts.gpus)
+    bus = normalize_bus_id(getattr(found, "pci_bus_id", None))
+    if bus:
+        match = next((g for g in gpus if g.bus_id and normalize_bus_id(g.bus_id) == bus), None)
+        if match is not None:
+            return match
+    if len(gpus) == 1:
+        return gpus[0]
+    # Several GPUs and no address: only when they are indistinguishable is any of them the answer.
+    shapes = {(g.name, g.pcie_gen_current, g.pcie_gen_max, g.pcie_width_current, g.pcie_width_max) for g in gpus}
+    return gpus[0] if gpus and len(shapes) == 1 and not bus else None
+
+
+def pci_for(facts: Any, bus_id: str | None) -> Any:
+    bus = normalize_bus_id(bus_id)
+    if not bus:
+        return None
+    return next((d for d in facts.pci_devices if normalize_bus_id(d.address) == bus), None)
+
+
+def spec_for(facts: Any, found: Any) -> kb.GpuSpec | None:
+    """The spec sheet for a smoke device: by the framework's name, else by the driver's."""
+    spec = kb.gpu_spec_for_name(getattr(found, "name", None))
+    if spec is None:
+        gpu = gpu_for_device(facts, found)
+        spec = kb.gpu_spec_for_name(gpu.name) if gpu is not None else None
+    return spec
+
+
+def states(facts: Any) -> list[GpuState]:
+    cache = _cache(facts)
+    if "states" not in cache:
+        cache["states"] = gpu_states(facts.evidence)
+    return cache["states"]
+
+
+def state_for(facts: Any, found: Any) -> GpuState | None:
+    gpu = gpu_for_device(facts, found)
+    bus = normalize_bus_id(getattr(gpu, "bus_id", None) or getattr(found, "pci_bus_id", None))
+    all_states = states(facts)
+    if bus:
+        match = next((s for s in all_states if s.bus_id == bus), None)
+        if match is not None:
+            return match
+    if gpu is not None and gpu.index is not None:
+        match = next((s for s in all_states if s.index == gpu.index), None)
+        if match is not None:
+            return match
+    return all_states[0] if len(all_states) == 1 else None
+
+
+def topology(facts: Any) -> GpuTopology | None:
+    cache = _cache(facts)
+    if "topology" not in cache:
+        cache["topology"] = parse_topo_matrix(facts.evidence.text("nvidia-smi-topo-m.txt"))
+    return cache["topology"]
+
+
+def smi_index(facts: Any, found: Any) -> int | None:
+    gpu = gpu_for_device(facts, found)
+    return gpu.index if gpu is not None else None
+
+
+# --------------------------------------------------------------------------- the PCIe link
+
+
+@dataclass
+class Link:
+    gen_now: int | None
+    width_now: int | None
+    gen_max: int | None
+    width_max: int | None
+    source: str  # "nvidia-smi/NVML" or "sysfs"
+    numa_node: int | None = None
+
+    @property
+    def rate_now(self) -> float | None:
+        return kb.pcie_rate_gbps(self.gen_now, self.width_now)
+
+    @property
+    def rate_max(self) -> float | None:
+        return kb.pcie_rate_gbps(self.gen_max, self.width_max)
+
+    @property
+    def rate_at_full_speed(self) -> float | None:
+        """The link's rate once it has trained up to full speed at its present width (GPUs slow an idle link)."""
+        return kb.pcie_rate_gbps(self.gen_max or self.gen_now, self.width_now)
+
+    def words(self, gen: int | None = None, width: int | None = None) -> str:
+        gen = self.gen_now if gen is None else gen
+        width = self.width_now if width is None else width
+        return f"Gen{gen} x{width}" if gen and width else "unknown"
+
+
+def link_for(facts: Any, found: Any) -> Link | None:
+    """The PCIe link of the GPU behind a smoke device as the evidence saw it: nvidia-smi/NVML, else sysfs."""
+    gpu = gpu_for_device(facts, found)
+    bus = (gpu.bus_id if gpu is not None else None) or getattr(found, "pci_bus_id", None)
+    pci = pci_for(facts, bus)
+    numa = pci.numa_node if pci is not None else None
+    if gpu is not None and gpu.pcie_gen_current and gpu.pcie_width_current:
+        return Link(gpu.pcie_gen_current, gpu.pcie_width_current, gpu.pcie_gen_max, gpu.pcie_width_max,
+                    "nvidia-smi", numa)
+    if pci is not None:
+        gen_now = kb.pcie_gen_for_speed(pci.current_link_speed)
+        if gen_now and pci.current_link_width:
+            return Link(gen_now, pci.current_link_width, kb.pcie_gen_for_speed(pci.max_link_speed),
+                        pci.max_link_width, "sysfs", numa)
+    return None
+
+
+def link_or_spec(facts: Any, found: Any) -> Link | None:
+    """The link as the evidence saw it, else the link the product is built for (its spec sheet)."""
+    link = link_for(facts, found)
+    if link is not None and link.rate_now is not None:
+        return link
+    spec = spec_for(facts, found)
+    if spec is None or spec.pcie_rate_gbps is None:
+        return None
+    return Link(spec.pcie_gen, spec.pcie_width, spec.pcie_gen, spec.pcie_width, "spec sheet",
+                link.numa_node if link is not None else None)
+
+
+def numa_nodes(facts: Any) -> set[int]:
+    nodes = {d.numa_node for d in facts.pci_devices if d.numa_node is not None}
+    topo = topology(facts)
+    if topo is not None:
+        nodes |= set(topo.numa.values())
+    return nodes
+
+
+def numa_node_of(facts: Any, found: Any) -> int | None:
+    link = link_for(facts, found)
+    if link is not None and link.numa_node is not None:
+        return link.numa_node
+    topo, index = topology(facts), smi_index(facts, found)
+    return topo.numa.get(index) if topo is not None and index is not None else None

@@ -1,0 +1,206 @@
+"""The smoke probe's JSON (``smoke.json``), read into :class:`~gpudoctor.facts.smoke_model.SmokeFacts`.
+
+The keys are the contract in :mod:`gpudoctor.facts.smoke_model`.  Like every parser here it never
+raises: a value of the wrong type is unknown (``None``), a record that is not an object is skipped,
+and lists are capped so a runaway record cannot become a huge fact.
+
+How the run went is read like the framework probes' (:func:`~gpudoctor.facts.framework_probe.probe_run`):
+"not_collected" (no evidence), "timed_out", "crashed" (no result), "not_installed" / "import_error"
+(the framework could not be loaded), "ok".  Unlike a framework probe, a smoke run is measurements
+that arrive one after the other, so what arrived is kept even when the run did not finish: an item
+whose error says it was interrupted (Ctrl-C) and a timed-out item keep every workload that is in
+their JSON, and ``stopped_by`` says why the rest is missing.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+from gpudoctor.evidence.model import EvidenceItem
+from gpudoctor.facts.framework_model import ProbeRun
+from gpudoctor.facts.framework_probe import (
+    MAX_ITEMS, MAX_TEXT, _bool, _dict, _float, _int, _probe_json, _str, _tail, capability, parse_python_target,
+    probe_run,
+)
+from gpudoctor.facts.smoke_model import (
+    AllreduceResult, BandwidthResult, CnnResult, MatmulResult, P2pResult, SmokeDevice, SmokeFacts,
+)
+
+_WORKLOAD_KEYS = ("devices", "matmul", "cnn", "bandwidth", "p2p", "allreduce")
+_STOPPED_BY = ("interrupt", "budget", "timeout")
+
+
+def _text(value: Any) -> str | None:
+    """An error or a skip reason, verbatim (only trimmed and capped)."""
+    return _str(value)
+
+
+def _nonnegative(value: Any) -> float | None:
+    number = _float(value)
+    return number if number is not None and number >= 0 else None
+
+
+def _count(value: Any) -> int | None:
+    number = _int(value)
+    return number if number is not None and number >= 0 else None
+
+
+def _loss(value: Any) -> float | None:
+    """A loss value; NaN and infinities are not numbers a report can carry, so they are unknown."""
+    number = _float(value)
+    return number if number is not None and math.isfinite(number) else None
+
+
+def _records(value: Any) -> list[dict[str, Any]]:
+    if not isinstance(value, list):
+        return []
+    return [record for record in value[:MAX_ITEMS] if isinstance(record, dict)]
+
+
+def _device(record: dict[str, Any]) -> SmokeDevice | None:
+    device_id = _str(record.get("id"))
+    if device_id is None:
+        return None
+    kind = _str(record.get("kind")) or ("cpu" if device_id == "cpu" else device_id.split(":")[0])
+    return SmokeDevice(
+        id=device_id, kind=kind.lower(), name=_str(record.get("name")),
+        capability=capability(record.get("capability")),
+        memory_total_mib=_count(record.get("memory_total_mib")), memory_free_mib=_count(record.get("memory_free_mib")),
+        pci_bus_id=_str(record.get("pci_bus_id")), threads=_count(record.get("threads")),
+    )
+
+
+def _matmul(record: dict[str, Any]) -> MatmulResult | None:
+    device, dtype = _str(record.get("device")), _str(record.get("dtype"))
+    if device is None or dtype is None:
+        return None
+    return MatmulResult(device=device, dtype=dtype.lower(), n=_count(record.get("n")),
+                        repeats=_count(record.get("repeats")), seconds=_nonnegative(record.get("seconds")),
+                        tflops=_nonnegative(record.get("tflops")), error=_text(record.get("error")),
+                        skipped=_text(record.get("skipped")))
+
+
+def _cnn(record: dict[str, Any]) -> CnnResult | None:
+    device, precision = _str(record.get("device")), _str(record.get("precision"))
+    if device is None or precision is None:
+        return None
+    return CnnResult(device=device, precision=precision.lower(), batch=_count(record.get("batch")),
+                     steps=_count(record.get("steps")), seconds_per_step=_nonnegative(record.get("seconds_per_step")),
+                     steps_per_s=_nonnegative(record.get("steps_per_s")), loss_first=_loss(record.get("loss_first")),
+                     loss_last=_loss(record.get("loss_last")), loss_decreased=_bool(record.get("loss_decreased")),
+                     error=_text(record.get("error")), skipped=_text(record.get("skipped")))
+
+
+def _bandwidth(record: dict[str, Any]) -> BandwidthResult | None:
+    device, direction, memory = _str(record.get("device")), _str(record.get("direction")), _str(record.get("memory"))
+    if device is None or direction is None:
+        return None
+    return BandwidthResult(device=device, direction=direction.lower(), memory=(memory or "").lower() or "unknown",
+                           bytes=_count(record.get("bytes")), repeats=_count(record.get("repeats")),
+                           gbps=_nonnegative(record.get("gbps")), error=_text(record.get("error")),
+                           skipped=_text(record.get("skipped")))
+
+
+def _p2p(record: dict[str, Any]) -> P2pResult | None:
+    src, dst = _str(record.get("src")), _str(record.get("dst"))
+    if src is None or dst is None:
+        return None
+    return P2pResult(src=src, dst=dst, access=_bool(record.get("access")), gbps=_nonnegative(record.get("gbps")),
+                     error=_text(record.get("error")))
+
+
+def _allreduce(value: Any) -> AllreduceResult | None:
+    if not isinstance(value, dict):
+        return None
+    return AllreduceResult(
+        backend=_str(value.get("backend")), world_size=_count(value.get("world_size")),
+        device_kind=_str(value.get("device_kind")), bytes=_count(value.get("bytes")),
+        repeats=_count(value.get("repeats")), seconds=_nonnegative(value.get("seconds")),
+        algbw_gbps=_nonnegative(value.get("algbw_gbps")), busbw_gbps=_nonnegative(value.get("busbw_gbps")),
+        ddp_step_s=_nonnegative(value.get("ddp_step_s")), ddp_loss_decreased=_bool(value.get("ddp_loss_decreased")),
+        error=_text(value.get("error")), skipped=_text(value.get("skipped")),
+    )
+
+
+def _parsed(records: list[dict[str, Any]], parse: Any) -> list[Any]:
+    return [result for result in (parse(record) for record in records) if result is not None]
+
+
+def _is_smoke_record(data: dict[str, Any]) -> bool:
+    return data.get("probe") == "smoke" or any(key in data for key in _WORKLOAD_KEYS)
+
+
+def _interrupted(item: EvidenceItem) -> bool:
+    return isinstance(item.error, str) and "interrupt" in item.error.lower()
+
+
+def smoke_run(item: EvidenceItem | None, data: Any) -> ProbeRun:
+    """How the smoke run went; what arrived stays usable even when it was cut short."""
+    if item is None:
+        return ProbeRun(status="not_collected")
+    if item.timed_out or not isinstance(data, dict):
+        run = probe_run(item, None if item.timed_out else data)
+        if item.timed_out:
+            run.status = "timed_out"  # measurements that arrived before the limit are still read
+        return run
+    if data.get("installed") is False or data.get("import_ok") is False:
+        return probe_run(item, data)
+    run = ProbeRun(exit_code=_int(item.exit_code), duration_s=_float(item.duration_s))
+    if not _is_smoke_record(data):
+        run.status = "crashed"
+        run.error = _str(item.error) or "the probe printed an incomplete result"
+        run.output_tail = _tail(item.stderr, item.text)
+        return run
+    run.status = "ok"
+    probe_error = data.get("probe_error")
+    if isinstance(probe_error, str) and probe_error.strip():
+        lines = [line.strip() for line in probe_error.splitlines() if line.strip()]
+        run.error = f"the probe failed: {lines[-1][:MAX_TEXT]}"
+        run.output_tail = _tail(probe_error)
+    elif _interrupted(item):
+        run.error = _str(item.error)
+    return run
+
+
+def _record_from_timed_out(item: EvidenceItem) -> Any:
+    """A timed-out run's stdout, if the probe got to print its record before it was stopped."""
+    shown = EvidenceItem(name=item.name, kind=item.kind, text=item.text)
+    return _probe_json(shown)
+
+
+def parse_smoke(item: EvidenceItem | None) -> SmokeFacts:
+    """The smoke run's facts from its evidence item (``None``: not collected)."""
+    if item is None:
+        return SmokeFacts(run=ProbeRun(status="not_collected"))
+    data = _record_from_timed_out(item) if item.timed_out else _probe_json(item)
+    facts = SmokeFacts(run=smoke_run(item, data))
+    if not isinstance(data, dict):
+        if item.timed_out:
+            facts.stopped_by = "timeout"
+        return facts
+    facts.python = parse_python_target(data)
+    facts.framework = _str(data.get("framework"))
+    facts.framework_version = _str(data.get("framework_version")) or _str(data.get("version"))
+    facts.mode = _str(data.get("mode"))
+    facts.budget_s = _nonnegative(data.get("budget_s"))
+    facts.elapsed_s = _nonnegative(data.get("elapsed_s"))
+    stopped = _str(data.get("stopped_by"))
+    facts.stopped_by = stopped if stopped in _STOPPED_BY else None
+    if facts.stopped_by is None and _interrupted(item):
+        facts.stopped_by = "interrupt"
+    if facts.stopped_by is None and item.timed_out:
+        facts.stopped_by = "timeout"
+    facts.errors = {key[:200]: value[:MAX_TEXT] for key, value in _dict(data.get("errors")).items()
+                    if isinstance(key, str) and isinstance(value, str) and key and value.strip()}
+    if facts.run.status not in ("ok", "timed_out"):
+        return facts
+    devices = _parsed(_records(data.get("devices")), _device)
+    seen: set[str] = set()
+    facts.devices = [d for d in devices if not (d.id in seen or seen.add(d.id))]  # first of each id
+    facts.matmul = _parsed(_records(data.get("matmul")), _matmul)
+    facts.cnn = _parsed(_records(data.get("cnn")), _cnn)
+    facts.bandwidth = _parsed(_records(data.get("bandwidth")), _bandwidth)
+    facts.p2p = _parsed(_records(data.get("p2p")), _p2p)
+    facts.allreduce = _allreduce(data.get("allreduce"))
+    return facts
