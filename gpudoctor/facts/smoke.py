@@ -107,7 +107,7 @@ def _p2p(record: dict[str, Any]) -> P2pResult | None:
     if src is None or dst is None:
         return None
     return P2pResult(src=src, dst=dst, access=_bool(record.get("access")), gbps=_nonnegative(record.get("gbps")),
-                     error=_text(record.get("error")))
+                     error=_text(record.get("error")), skipped=_text(record.get("skipped")))
 
 
 def _allreduce(value: Any) -> AllreduceResult | None:

@@ -26,7 +26,7 @@ The JSON contract (``probe_version`` 1)::
                      "memory": "pageable" | "pinned" | "device", "bytes": 268435456, "repeats": 10,
                      "gbps": 24.1,                       # median, GB/s with GB = 1e9 bytes
                      "error": null, "skipped": null}],
-      "p2p": [{"src": "cuda:0", "dst": "cuda:1", "access": true, "gbps": 45.3, "error": null}],
+      "p2p": [{"src": "cuda:0", "dst": "cuda:1", "access": true, "gbps": 45.3, "error": null, "skipped": null}],
       "allreduce": {"backend": "nccl" | "gloo", "world_size": 2, "device_kind": "cuda" | "cpu",
                     "bytes": 67108864, "repeats": 10, "seconds": 0.05,     # median per all-reduce
                     "algbw_gbps": 1.3, "busbw_gbps": 1.3,                 # as nccl-tests defines them
@@ -115,6 +115,7 @@ class P2pResult:
     access: bool | None = None
     gbps: float | None = None
     error: str | None = None
+    skipped: str | None = None
 
 
 @dataclass

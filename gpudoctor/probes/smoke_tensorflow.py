@@ -83,6 +83,8 @@ DEVICE_CHOICES = ("all", "cpu", "cuda")
 DISTRIBUTIONS = ("tensorflow", "tensorflow-cpu", "tensorflow-gpu", "tf-nightly", "tf-nightly-cpu", "tf-nightly-gpu",
                  "tensorflow-intel", "tensorflow-macos", "tensorflow-aarch64", "tensorflow-rocm", "intel-tensorflow")
 
+MAX_ERROR_CHARS = 2000
+
 # What a workload cut short must not report half-measured.
 MEASURED_KEYS = ("repeats", "seconds", "tflops", "inner", "steps", "seconds_per_step", "steps_per_s", "loss_first",
                  "loss_last", "loss_decreased", "gbps")
@@ -498,6 +500,8 @@ def _seed(tf, keras, seed):
 
 def run_cnn(tf, keras, device, precision, params, clock, result, seed=1234):
     """Seconds per training step (forward, backward, Adam) of the MNIST CNN on synthetic data held on the device."""
+    if keras is None:
+        raise RuntimeError("tf.keras could not be imported (errors['keras'] says why)")
     policy = cnn_policy(device, precision)
     batch = params["cnn_batch"]
     result.update({"batch": batch, "policy": policy})
@@ -716,7 +720,8 @@ def run_tasks(tf, tasks, doc, clock, say):
                 elif isinstance(exc, (SystemExit, GeneratorExit)):
                     raise
                 else:
-                    task.result["error"] = common.error_text(exc)
+                    text = common.error_text(exc)  # TensorFlow's errors can carry a whole graph's node list
+                    task.result["error"] = text if len(text) <= MAX_ERROR_CHARS else text[:MAX_ERROR_CHARS] + "..."
             finally:
                 if task.stage == "matmul" and default_tf32 is not None:
                     common.guarded({}, "tf32", lambda: set_tf32(tf, default_tf32))

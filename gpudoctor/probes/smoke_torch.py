@@ -36,9 +36,17 @@ Choices, and why:
   free port; NCCL with one rank per GPU when there are 2+ GPUs, else gloo with 2 CPU processes.  busbw is
   nccl-tests' all-reduce bus bandwidth, algbw × 2(n−1)/n, from the slowest rank's time per repeat.
 
+Beyond the contract the document carries: ``installed``, ``import_ok``, ``import_error``, ``import_s``,
+``module_file`` (from ``_probe_common.Probe``), ``log_lines`` and ``warnings`` (what torch printed or
+warned while captured), ``errors["import"]`` (torch absent or failing to import) and ``errors["cuda"]``
+(a CUDA/ROCm build with no usable GPU: the init error); ``allreduce`` adds ``ddp_loss_first``,
+``ddp_loss_last`` and ``ddp_steps``; ``p2p`` rows add ``bytes``, ``repeats`` and ``skipped``.  A d2d
+bandwidth row is bytes copied per second, as nvbandwidth reports it: device memory moves twice that.
+
 With ``--rank R`` the script is one rank of the distributed part (started by the probe itself).
 """
 
+import functools
 import json
 import os
 import signal
@@ -494,28 +502,28 @@ def run_matmul(torch, device, dtype, params, stop_at, record):
         record["skipped"] = "not enough free memory for the smallest matrices (%d)" % MIN_MATMUL_N
         return
     largest = choose_matmul_n(params["matmul_max_n"][kind], device.free_bytes(), elem) or n
-    grown = False
+    grown = shrunk = False
     with device.activate(), _Tf32(torch, device, dtype == "tf32"):
         while True:
             a = torch.randn(n, n, device=device.torch_device, dtype=torch_dtype)
             b = torch.randn(n, n, device=device.torch_device, dtype=torch_dtype)
-            out = torch.empty(n, n, device=device.torch_device, dtype=torch_dtype)
-
-            def call():
-                torch.matmul(a, b, out=out)
-
+            call = functools.partial(torch.matmul, a, b, out=torch.empty(n, n, device=device.torch_device,
+                                                                         dtype=torch_dtype))
+            del a, b  # the call holds them; dropping it frees them
             call()  # warm-up: library handles, kernel choice, first-touch of the output
             first = time_repeated([device], call, 0.0, 1, stop_at)[0]
             if first > params["matmul_max_op_s"] and n // 2 >= MIN_MATMUL_N and not grown:
                 n //= 2  # too slow a device for this size within the budget: a smaller one still measures it
-            elif first < params["matmul_min_op_s"] and n * 2 <= largest and time.perf_counter() < stop_at:
+                shrunk = True
+            elif (first < params["matmul_min_op_s"] and n * 2 <= largest and not shrunk
+                  and time.perf_counter() < stop_at):
                 n *= 2  # so fast that the size may not fill the device (many CPU cores, a big GPU)
                 grown = True
             else:
                 break
-            del a, b, out
+            del call
         times = time_repeated([device], call, params["matmul_min_s"], params["matmul_max_repeats"], stop_at)
-        del a, b, out
+        del call
     seconds = median(times)
     record.update(n=n, repeats=len(times), seconds=seconds, tflops=matmul_tflops(n, seconds))
 
@@ -554,20 +562,14 @@ def run_bandwidth(torch, device, direction, memory, params, stop_at, record):
         on_device = torch.empty(nbytes, dtype=torch.uint8, device=device.torch_device)
         on_device.fill_(1)
         if direction == "d2d":
-            other = torch.empty_like(on_device)
-
-            def call():
-                other.copy_(on_device)
+            call = functools.partial(torch.empty_like(on_device).copy_, on_device)
         else:
             host = torch.empty(nbytes, dtype=torch.uint8, pin_memory=pinned)
             host.fill_(1)  # touch every page: first-touch faults are not transfer time
-
             if direction == "h2d":
-                def call():
-                    on_device.copy_(host, non_blocking=pinned)
+                call = functools.partial(on_device.copy_, host, non_blocking=pinned)
             else:
-                def call():
-                    host.copy_(on_device, non_blocking=pinned)
+                call = functools.partial(host.copy_, on_device, non_blocking=pinned)
         call()
         call()
         device.sync()
@@ -594,15 +596,13 @@ def run_p2p(torch, src, dst, params, stop_at, record):
         source = torch.empty(nbytes, dtype=torch.uint8, device=src.torch_device)
         source.fill_(1)
         target = torch.empty(nbytes, dtype=torch.uint8, device=dst.torch_device)
-
-        def call():
-            target.copy_(source, non_blocking=True)
-
+        call = functools.partial(target.copy_, source, non_blocking=True)
+        del source, target  # the call holds them; dropping it frees them
         call()
         src.sync()
         dst.sync()
         times = time_repeated([src, dst], call, 0.0, params["p2p_repeats"], stop_at)
-        del source, target
+        del call
     seconds = median(times)
     record.update(bytes=nbytes, repeats=len(times), gbps=(nbytes / seconds / 1e9) if seconds else None)
 
@@ -1182,6 +1182,11 @@ def parse_args(argv):
 
 def main(argv=None):
     args = parse_args(sys.argv[1:] if argv is None else argv)
+    # SIGINT is how the parent asks us to stop and report; a shell's background job inherits it ignored.
+    try:
+        signal.signal(signal.SIGINT, signal.default_int_handler)
+    except (ValueError, OSError):  # not the main thread (imported and called oddly): keep what is there
+        pass
     if args.rank is not None:
         return rank_main(args)
     common.drop_probes_dir_from_path()

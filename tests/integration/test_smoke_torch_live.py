@@ -172,12 +172,18 @@ def _read_progress_until(proc: subprocess.Popen, stage: str, limit_s: float = 60
     raise AssertionError(f"no {stage} progress line: {events}")
 
 
-def test_sigint_stops_the_probe_and_keeps_what_finished(framework_python):
-    """Ctrl-C in a terminal running the probe: the workload in progress is abandoned, the rest reported."""
+@pytest.mark.parametrize("inherited", [signal.SIG_DFL, signal.SIG_IGN], ids=["sigint-default", "sigint-ignored"])
+def test_sigint_stops_the_probe_and_keeps_what_finished(framework_python, inherited):
+    """Ctrl-C running the probe: the workload in progress is abandoned, the rest reported.
+
+    Also when the probe inherits SIGINT ignored (a job a shell started in the background): SIGINT is the
+    runner's way of asking it to stop and report, so the probe listens to it whatever it inherited.
+    """
     env, marker = _marked_env()
     argv = smoke_argv(framework_python, "torch", "quick")
     with subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                          env=probe_env("smoke", env)) as proc:
+                          env=probe_env("smoke", env), preexec_fn=lambda: signal.signal(signal.SIGINT, inherited)
+                          ) as proc:
         _read_progress_until(proc, "cnn")  # the matmuls are done, the first CNN run has begun
         proc.send_signal(signal.SIGINT)
         stdout, _ = proc.communicate(timeout=30)
