@@ -196,6 +196,11 @@ def cmd_check(args: Any) -> int:
         if args.smoke:
             evidence.add(_run_smoke(args, show_progress=args.format == "text"))
     report, load_errors = build_report(evidence, _options(args), args.select, args.ignore, collect_s, registry)
+    return _emit_report(report, load_errors, args)
+
+
+def _emit_report(report: Report, load_errors: list[str], args: Any, text_before: str = "") -> int:
+    """Warnings, the JUnit file, the report on stdout in the asked format; returns the exit code."""
     for error in load_errors:
         sys.stderr.write(f"gpudoctor: warning: {error}\n")
     exit_code = report.exit_code(args.fail_on)
@@ -212,7 +217,7 @@ def cmd_check(args: Any) -> int:
     else:
         from gpudoctor.render.terminal import render_terminal
 
-        sys.stdout.write(render_terminal(report, verbose=args.verbose, color=_use_color(sys.stdout)))
+        sys.stdout.write(text_before + render_terminal(report, verbose=args.verbose, color=_use_color(sys.stdout)))
     sys.stdout.flush()
     return exit_code
 
@@ -229,24 +234,13 @@ def cmd_smoke(args: Any) -> int:
     evidence = collect(timeout=args.timeout)
     evidence.add(_run_smoke(args, show_progress=args.format == "text"))
     report, load_errors = build_report(evidence, {}, ["SMOKE"], None)
-    for error in load_errors:
-        sys.stderr.write(f"gpudoctor: warning: {error}\n")
-    exit_code = report.exit_code(args.fail_on)
-    if args.junit_xml:
-        _write_junit(report, args.junit_xml, args.force, args.fail_on == "warning")
-    if args.format == "json":
-        from gpudoctor.render.json_report import render_json
-
-        sys.stdout.write(render_json(report, exit_code) + "\n")
-    else:
+    table = ""
+    if args.format == "text":
         from gpudoctor.facts.facts import Facts
         from gpudoctor.render.smoke_table import render_smoke_table
-        from gpudoctor.render.terminal import render_terminal
 
-        sys.stdout.write(render_smoke_table(Facts(evidence).smoke))
-        sys.stdout.write(render_terminal(report, verbose=args.verbose, color=_use_color(sys.stdout)))
-    sys.stdout.flush()
-    return exit_code
+        table = render_smoke_table(Facts(evidence).smoke)
+    return _emit_report(report, load_errors, args, text_before=table)
 
 
 @_guarded

@@ -908,12 +908,14 @@ def _rank_work(args, report):
             return value.item() / world
 
         first_times, losses = train_steps(trainer, 0, 1, time.perf_counter() + 3600, after_step=mean_loss)
-        steps = agreed(max(1, min(args.steps - 1, int(max(0.0, args.deadline - time.time() - 0.5) * 0.8
+        # At least 3 more steps whatever the deadline: with dropout, one step's loss is noise, and a verdict
+        # on "the loss went down" from two points would be a coin toss on a busy machine.
+        steps = agreed(max(3, min(args.steps - 1, int(max(0.0, args.deadline - time.time() - 0.5) * 0.8
                                                       / max(first_times[0] if first_times else 1.0, 1e-6)))))
         times, more = train_steps(trainer, 0, steps, time.perf_counter() + 3600, after_step=mean_loss)
         losses += more
         report({"phase": "ddp", "step_s": median(times), "steps": len(losses), "loss_first": losses[0],
-                "loss_last": losses[-1], "loss_decreased": losses[-1] < losses[0]})
+                "loss_last": losses[-1], "loss_decreased": (losses[-1] < losses[0]) if len(losses) >= 4 else None})
     dist.destroy_process_group()
 
 

@@ -28,9 +28,11 @@ def _by_code(report: dict) -> dict[str, dict]:
 @pytest.fixture(scope="module")
 def smoke_report(framework_python) -> dict:
     proc = _gpudoctor("smoke", "--python", framework_python, "--format", "json")
-    assert proc.returncode == 0, proc.stderr
+    report = json.loads(proc.stdout)
+    failed = [(r["code"], r["summary"], r["data"]) for r in report["results"] if r["status"] == "problem"]
+    assert proc.returncode == 0, (failed, proc.stderr)
     assert "@@gpudoctor-progress" not in proc.stderr  # JSON mode: progress is drawn, never echoed
-    return json.loads(proc.stdout)
+    return report
 
 
 def test_smoke_on_a_cpu_machine_is_a_baseline_not_a_failure(smoke_report):
