@@ -78,3 +78,12 @@ def test_bad_smoke_options_are_one_line_and_exit_2(args, needle):
     proc = _gpudoctor(*args)
     assert proc.returncode == 2
     assert proc.stderr.count("\n") == 1 and needle in proc.stderr
+
+
+def test_check_smoke_folds_the_verdicts_into_the_report(framework_python):
+    proc = _gpudoctor("check", "--python", framework_python, "--frameworks", "torch", "--smoke",
+                      "--smoke-budget", "20", "--format", "json")
+    assert proc.returncode == 0, proc.stderr
+    results = _by_code(json.loads(proc.stdout))
+    assert results["SMOKE001"]["status"] == "ok" and "CPU baseline" in results["SMOKE001"]["summary"]
+    assert results["TORCH001"]["status"] == "ok"  # the rest of the report is still there
