@@ -143,8 +143,9 @@ class Clock:
 
 def install_signal_handlers(clock):
     def handler(signum, frame):
+        # Only a flag, checked between repeats and steps: an exception raised at an arbitrary point (inside
+        # TensorFlow's Python, a context manager's exit, the capture of fd 2) could escape before the JSON.
         clock.interrupted = True
-        raise KeyboardInterrupt()
 
     # Set explicitly: a parent started without job control may hand us SIGINT ignored.
     for name in ("SIGINT", "SIGTERM"):
