@@ -13,26 +13,14 @@ from typing import Any
 
 from gpudoctor import kb
 from gpudoctor.api import not_applicable
-from gpudoctor.facts.gpu_state import GpuState, gpu_states
-from gpudoctor.facts.nvidia_smi_topo import GpuTopology, parse_topo_matrix
+from gpudoctor.facts.gpu_state import GpuState
+from gpudoctor.facts.nvidia_smi_topo import GpuTopology
 from gpudoctor.facts.pci_address import normalize_bus_id
 from gpudoctor.results import Outcome
 
 EVIDENCE = ("smoke.json",)
 RUN_IT = "run `gpudoctor smoke` or `gpudoctor check --smoke`"
 LABELS = {"torch": "PyTorch", "tensorflow": "TensorFlow"}
-
-
-def _cache(facts: Any) -> dict[str, Any]:
-    """Per-Facts memo for what several SMOKE checks derive (Facts objects accept attributes)."""
-    cache = getattr(facts, "_smoke_check_cache", None)
-    if cache is None:
-        cache = {}
-        try:
-            facts._smoke_check_cache = cache
-        except AttributeError:  # a facts stand-in that takes no attributes: just do not memoise
-            pass
-    return cache
 
 
 # --------------------------------------------------------------------------- was there a run at all
@@ -133,10 +121,7 @@ def spec_for(facts: Any, found: Any) -> kb.GpuSpec | None:
 
 
 def states(facts: Any) -> list[GpuState]:
-    cache = _cache(facts)
-    if "states" not in cache:
-        cache["states"] = gpu_states(facts.evidence)
-    return cache["states"]
+    return facts.gpu_states
 
 
 def state_for(facts: Any, found: Any) -> GpuState | None:
@@ -155,10 +140,7 @@ def state_for(facts: Any, found: Any) -> GpuState | None:
 
 
 def topology(facts: Any) -> GpuTopology | None:
-    cache = _cache(facts)
-    if "topology" not in cache:
-        cache["topology"] = parse_topo_matrix(facts.evidence.text("nvidia-smi-topo-m.txt"))
-    return cache["topology"]
+    return facts.topology
 
 
 def smi_index(facts: Any, found: Any) -> int | None:

@@ -19,7 +19,9 @@ from gpudoctor.facts.gpu_state import SLOWING_REASONS
 from gpudoctor.results import Outcome
 
 from gpudoctor_checks import _smoke
-from gpudoctor_checks._frameworks import gpu_names, gpus_present, python_words
+from gpudoctor_checks._frameworks import (
+    capabilities, driver_version, gpu_names, gpus_present, os_and_machine, python_words,
+)
 from gpudoctor_checks._smoke import EVIDENCE, device_words, number, percent, times
 
 BELOW_SPEC = 0.5  # a measurement below half of what the hardware is built for is a finding
@@ -44,7 +46,23 @@ def _best(rows: list[Any], value: str) -> Any:
 # --------------------------------------------------------------------------- SMOKE001
 
 
-def _run_failed(smoke: Any) -> Outcome | None:
+def _install_command(facts: Any, smoke: Any, python: str, module: str) -> str:
+    """pip for the framework the smoke needs: torch from the index this machine needs, never a blind download."""
+    if module != "torch":
+        return f"{python} -m pip install {module}"
+    if not gpus_present(facts):
+        return f"{python} -m pip install torch --index-url https://download.pytorch.org/whl/cpu"
+    target = smoke.python
+    os_name, machine = os_and_machine(target)
+    choice = kb.choose_torch_wheel(driver_version=driver_version(facts), compute_capabilities=capabilities(facts),
+                                   python_version=getattr(target, "version", None), os=os_name, machine=machine)
+    if choice.status == "ok" and choice.requirement:
+        index = f" --index-url {choice.index_url}" if choice.index_url else ""
+        return f'{python} -m pip install "{choice.requirement}"{index}'
+    return f"{python} -m pip install torch"
+
+
+def _run_failed(facts: Any, smoke: Any) -> Outcome | None:
     """The outcome when the run measured nothing at all; None when there is something to judge."""
     run, label = smoke.run, _smoke.LABELS.get(smoke.framework or "torch", smoke.framework or "the framework")
     where = python_words(smoke.python)
@@ -55,7 +73,7 @@ def _run_failed(smoke: Any) -> Outcome | None:
         module = smoke.framework or "torch"
         message = f"{label} is not installed in {where}: the smoke workloads have nothing to run on"
         fix = Fix(f"Install {label} into the Python to test, or point gpudoctor at the one that has it "
-                  "(`--python /path/to/venv/bin/python`).", (f"{python} -m pip install {module}",))
+                  "(`--python /path/to/venv/bin/python`).", (_install_command(facts, smoke, python, module),))
         return Outcome(message, [_finding(Severity.WARNING, message, fix)], data)
     if run.status == "import_error":
         message = f"`import {smoke.framework or 'torch'}` fails in {where}: {run.error or 'unknown error'}"
@@ -126,7 +144,7 @@ def acceleration_real(facts, ctx) -> Outcome:
     skipped = _smoke.not_run(smoke)
     if skipped is not None:
         return skipped
-    failed = _run_failed(smoke)
+    failed = _run_failed(facts, smoke)
     if failed is not None:
         return failed
     accelerators = _smoke.accelerator_ids(smoke)

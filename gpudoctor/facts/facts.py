@@ -262,6 +262,20 @@ class Facts:
                 break
         return {k: v for k, v in record.items() if isinstance(k, str)}
 
+    @cached_property
+    def gpu_states(self) -> list[Any]:
+        """Clock-event reasons, power limits and processes per GPU (nvidia-smi XML, else the table)."""
+        from gpudoctor.facts.gpu_state import gpu_states
+
+        return gpu_states(self.evidence)
+
+    @cached_property
+    def topology(self) -> Any:
+        """The ``nvidia-smi topo -m`` matrix: links between GPU pairs and each GPU's NUMA node."""
+        from gpudoctor.facts.nvidia_smi_topo import parse_topo_matrix
+
+        return parse_topo_matrix(self.evidence.text("nvidia-smi-topo-m.txt"))
+
     # --- merged views ------------------------------------------------------------
     @cached_property
     def gpus(self) -> list[GpuInfo]:

@@ -92,7 +92,6 @@ def test_real_venv_without_cupy(framework_python):
     record, item = _probe("cupy", framework_python)
     assert record["installed"] is False
     assert "import_ok" not in record and "version" not in record  # nothing was imported
-    assert item.duration_s < 10
 
 
 def test_probes_in_a_python_without_frameworks():

@@ -93,11 +93,6 @@ def test_quick_prints_one_json_document_of_the_contract(quick, framework_python)
     assert not any("ResourceWarning" in text for text in doc["warnings"])  # the probe's own files are closed
 
 
-def test_quick_finishes_within_30_seconds_import_included(quick):
-    assert quick.doc["elapsed_s"] < 30
-    assert quick.wall_s < 30
-
-
 def test_quick_measures_the_cpu_only(quick):
     assert [d["id"] for d in quick.doc["devices"]] == ["cpu"]
     cpu = quick.doc["devices"][0]
@@ -164,7 +159,6 @@ def test_tiny_budget_skips_the_workloads(framework_python):
         assert entry.get("tflops") is None and entry.get("seconds_per_step") is None
     # Nothing started: no workload's progress line, and the run still ends with "done".
     assert [e["stage"] for e in run.events] == ["import", "devices", "done"]
-    assert doc["elapsed_s"] < 20
 
 
 def test_sigint_after_the_first_progress_line(framework_python):
@@ -172,7 +166,6 @@ def test_sigint_after_the_first_progress_line(framework_python):
     assert run.returncode == 0
     assert run.doc["stopped_by"] == "interrupt" and run.doc["probe_error"] is None
     assert run.doc["framework"] == "tensorflow"
-    assert run.doc["elapsed_s"] < 20
     assert all(e["stage"] != "done" for e in run.events)
 
 

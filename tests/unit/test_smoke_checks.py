@@ -448,3 +448,25 @@ def test_every_outcome_is_strict_json():
             outcome = run(spec, evidence)
             json.dumps(outcome.data, allow_nan=False)
             json.dumps([f.to_dict() for f in outcome.findings], allow_nan=False)
+
+
+# SYNTHETIC: the record the torch smoke prints when torch is absent from the target Python.
+_TORCH_ABSENT = {"probe": "smoke", "probe_version": 1, "framework": "torch", "installed": False,
+                 "python": {"executable": "/home/ada/venv/bin/python", "version": "3.12.3", "platform": "linux",
+                            "machine": "x86_64"}}
+
+
+def test_torch_missing_on_a_gpu_box_gets_the_wheel_for_this_driver():
+    evidence = make_evidence(nvidia_smi_txt=_real("C/gls-8x-rtx4090-550.127.05.txt"), smoke_json=_TORCH_ABSENT)
+    outcome = run(smoke.acceleration_real, evidence)
+    command = outcome.findings[0].fix.commands[0]
+    # Driver 550 runs CUDA 12.x wheels only: a cu12 index, never an unpinned download.
+    assert command.startswith("/home/ada/venv/bin/python -m pip install \"torch==")
+    assert "--index-url https://download.pytorch.org/whl/cu12" in command
+
+
+def test_torch_missing_without_gpu_gets_the_cpu_wheel():
+    evidence = make_evidence(pci_devices_json=NO_GPU_SCAN, smoke_json=_TORCH_ABSENT)
+    outcome = run(smoke.acceleration_real, evidence)
+    assert outcome.findings[0].fix.commands == (
+        "/home/ada/venv/bin/python -m pip install torch --index-url https://download.pytorch.org/whl/cpu",)
