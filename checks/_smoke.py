@@ -14,8 +14,8 @@ from typing import Any
 from gpudoctor import kb
 from gpudoctor.api import not_applicable
 from gpudoctor.facts.gpu_state import GpuState
-from gpudoctor.facts.nvidia_smi_topo import GpuTopology
 from gpudoctor.facts.pci_address import normalize_bus_id
+from gpudoctor.facts.topology_model import TopoMatrix
 from gpudoctor.results import Outcome
 
 EVIDENCE = ("smoke.json",)
@@ -139,7 +139,7 @@ def state_for(facts: Any, found: Any) -> GpuState | None:
     return all_states[0] if len(all_states) == 1 else None
 
 
-def topology(facts: Any) -> GpuTopology | None:
+def topology(facts: Any) -> TopoMatrix | None:
     return facts.topology
 
 
@@ -212,7 +212,7 @@ def numa_nodes(facts: Any) -> set[int]:
     nodes = {d.numa_node for d in facts.pci_devices if d.numa_node is not None}
     topo = topology(facts)
     if topo is not None:
-        nodes |= set(topo.numa.values())
+        nodes |= set(topo.numa_affinity.values())
     return nodes
 
 
@@ -221,4 +221,4 @@ def numa_node_of(facts: Any, found: Any) -> int | None:
     if link is not None and link.numa_node is not None:
         return link.numa_node
     topo, index = topology(facts), smi_index(facts, found)
-    return topo.numa.get(index) if topo is not None and index is not None else None
+    return topo.numa_affinity.get(index) if topo is not None and index is not None else None

@@ -69,7 +69,8 @@ def inventory(facts, ctx) -> Outcome:
 
 @check("GPU002", area="gpus", title="Compute mode allows CUDA programs")
 def compute_mode(facts, ctx) -> Outcome:
-    """What it checks: each GPU's compute mode (Default, Exclusive_Process, Prohibited).
+    """What it checks: each GPU's compute mode (Default, Exclusive_Process, Prohibited), and in an exclusive
+    mode whether a process already holds the GPU.
 
     Why it matters: Prohibited refuses every CUDA context; Exclusive_Process allows one process at a
     time, so a second program fails with "all CUDA-capable devices are busy or unavailable" (cudaError 46).
@@ -89,18 +90,43 @@ def compute_mode(facts, ctx) -> Outcome:
             findings.append(Finding(Severity.PROBLEM, f"GPU {gpu.index} is in Prohibited compute mode: no CUDA "
                                     "program may use it", fix, ("nvml.json", "nvidia-smi-q-x.xml")))
         elif mode.lower().startswith("exclusive"):
-            findings.append(Finding(Severity.WARNING, f"GPU {gpu.index} is in {mode} mode: one CUDA process at a "
-                                    "time; others fail with 'all CUDA-capable devices are busy or unavailable'",
-                                    fix, ("nvml.json", "nvidia-smi-q-x.xml")))
+            holders = _compute_processes(facts, gpu)
+            if holders:
+                findings.append(Finding(Severity.PROBLEM, f"GPU {gpu.index} is in {mode} mode and already held by "
+                                        f"{holders}: a new CUDA process fails with 'all CUDA-capable devices are "
+                                        "busy or unavailable'", fix, ("nvml.json", "nvidia-smi-q-x.xml")))
+            else:
+                findings.append(Finding(Severity.WARNING, f"GPU {gpu.index} is in {mode} mode: one CUDA process at "
+                                        "a time; others fail with 'all CUDA-capable devices are busy or "
+                                        "unavailable'", fix, ("nvml.json", "nvidia-smi-q-x.xml")))
     modes = sorted({g.compute_mode for g in gpus})
     summary = "compute mode " + ", ".join(modes)
     return Outcome(summary, findings, {"modes": {g.index: g.compute_mode for g in gpus}})
 
 
+def _compute_processes(facts, gpu) -> str | None:
+    """Who holds the GPU now, in words ("PID 4242 (python)"); None when nobody does or nobody said."""
+    state = next((s for s in facts.gpu_states if s.bus_id and s.bus_id == gpu.bus_id), None)
+    listed = [p for p in (state.processes if state else []) if p.type is None or "C" in p.type]
+    if listed:
+        return ", ".join(f"PID {p.pid} ({p.name or '?'})" for p in listed[:3]) + (" and more" if len(listed) > 3 else "")
+    health = next((h for h in facts.gpu_health if h.bus_id and h.bus_id == gpu.bus_id), None)
+    if health is not None and health.compute_processes:
+        return f"{health.compute_processes} CUDA process(es)"
+    return None
+
+
+def _mig_instances(facts, gpu) -> int | None:
+    health = next((h for h in facts.gpu_health if h.bus_id and h.bus_id == gpu.bus_id), None)
+    if health is not None and health.mig_instances is not None:
+        return health.mig_instances
+    return len(gpu.mig_devices) if gpu.mig_devices else None
+
+
 @check("GPU003", area="gpus", title="MIG mode")
 def mig_mode(facts, ctx) -> Outcome:
-    """What it checks: whether Multi-Instance GPU (MIG) is enabled on each GPU, which MIG devices exist,
-    and whether a MIG mode change is pending.
+    """What it checks: whether Multi-Instance GPU (MIG) is enabled on each GPU, which MIG devices exist
+    (none at all is a problem), and whether a MIG mode change is pending.
 
     Why it matters: with MIG on, CUDA sees MIG instances, not the whole GPU, and one process can use only
     one instance: `torch.cuda.device_count()` is 1 however many instances exist. A pending change takes
@@ -121,6 +147,16 @@ def mig_mode(facts, ctx) -> Outcome:
                                     Fix("Reset the GPU (stop every process using it first).",
                                         (f"sudo nvidia-smi -i {gpu.index} -r",), needs_root=True)))
     for gpu in enabled:
+        if _mig_instances(facts, gpu) == 0:
+            findings.append(Finding(Severity.PROBLEM, f"GPU {gpu.index}: MIG is enabled but no MIG instance exists, "
+                                    "so CUDA sees no device on it",
+                                    Fix("Create GPU and compute instances (list the profiles first), or turn MIG off.",
+                                        (f"sudo nvidia-smi mig -i {gpu.index} -lgip",
+                                         f"sudo nvidia-smi mig -i {gpu.index} -cgi <profile ids> -C",
+                                         f"# or: sudo nvidia-smi -i {gpu.index} -mig 0 && sudo nvidia-smi -i "
+                                         f"{gpu.index} -r"), needs_root=True),
+                                    ("nvml.json", "nvidia-smi-q-x.xml")))
+            continue
         profiles = ", ".join(d.profile or "?" for d in gpu.mig_devices) or "no instance listed"
         findings.append(Finding(Severity.INFO, f"GPU {gpu.index}: MIG enabled ({profiles}); a CUDA process sees "
                                 "one MIG instance — pick it with CUDA_VISIBLE_DEVICES=MIG-<uuid> "

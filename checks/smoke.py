@@ -16,6 +16,7 @@ from gpudoctor import kb
 from gpudoctor.api import Finding, Fix, Severity, check, not_applicable, ok
 from gpudoctor.facts.environment import resolve_visible_devices
 from gpudoctor.facts.gpu_state import SLOWING_REASONS
+from gpudoctor.facts.topology_model import nvlink_count
 from gpudoctor.results import Outcome
 
 from gpudoctor_checks import _smoke
@@ -616,14 +617,14 @@ def _pair_expectation(facts: Any, smoke: Any, src: Any, dst: Any) -> tuple[str |
     """(topology cell, expected GB/s, fraction below which it is a finding, what the expectation is)."""
     topo = _smoke.topology(facts)
     a, b = _smoke.smi_index(facts, src), _smoke.smi_index(facts, dst)
-    cell = topo.link(a, b) if topo is not None and a is not None and b is not None and a != b else None
+    cell = topo.gpu_link(a, b) if topo is not None and a is not None and b is not None and a != b else None
     rates = []
     for found in (src, dst):
         link = _smoke.link_or_spec(facts, found)
         if link is not None and link.rate_at_full_speed:
             rates.append(link.rate_at_full_speed)
     pcie = min(rates) if rates else None
-    links = _smoke.GpuTopology.nvlinks(cell)
+    links = nvlink_count(cell)
     if links:
         # NVLink must at least beat PCIe; how much more depends on how many links reach this peer.
         spec = _smoke.spec_for(facts, src)
@@ -673,7 +674,7 @@ def peer_to_peer(facts, ctx) -> Outcome:
             findings.append(_finding(Severity.WARNING, f"no peer access {pair}: copies go through host memory",
                                      _P2P_FIX))
         elif row.gbps is not None and expected and row.gbps < fraction * expected:
-            if _smoke.GpuTopology.nvlinks(cell):
+            if nvlink_count(cell):
                 message = (f"peer copy {pair} {number(row.gbps, 'GB/s')} is slower than even the PCIe link "
                            f"({number(expected, 'GB/s')}): the copies do not go over the NVLinks ({words})")
             else:
@@ -715,9 +716,9 @@ def _allreduce_expectation(facts: Any, smoke: Any) -> tuple[float | None, str]:
     gpus = smoke.accelerators
     topo = _smoke.topology(facts)
     indices = [_smoke.smi_index(facts, d) for d in gpus]
-    cells = [topo.link(a, b) for i, a in enumerate(indices) for b in indices[i + 1:]
+    cells = [topo.gpu_link(a, b) for i, a in enumerate(indices) for b in indices[i + 1:]
              if topo is not None and a is not None and b is not None] if topo is not None else []
-    if cells and all(_smoke.GpuTopology.nvlinks(cell) for cell in cells):
+    if cells and all(nvlink_count(cell) for cell in cells):
         spec = _smoke.spec_for(facts, gpus[0]) if gpus else None
         if spec is not None and spec.nvlink_gbps_per_direction:
             return spec.nvlink_gbps_per_direction, f"NVLink ({spec.nvlink_gbps_per_direction:g} GB/s per direction)"

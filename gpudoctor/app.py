@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import sys
 import time
 import traceback
@@ -107,6 +108,15 @@ def build_report(evidence, options: dict[str, Any], select=None, ignore=None,
     except Exception as exc:  # noqa: BLE001 - the checks already recorded whatever broke; keep the report
         machine = {"error": f"{type(exc).__name__}: {exc}"}
     report = Report(results=results, source=source, machine=machine)
+    if any(result.code.startswith("TOPO") for result in results):
+        try:
+            topology = facts.machine_topology
+            if topology.gpus:
+                from gpudoctor.render.topology_json import topology_json
+
+                report.sections["topology"] = topology_json(topology)
+        except Exception:  # noqa: BLE001 - the TOPO checks already recorded what broke
+            pass
     return report, registry.load_errors
 
 
@@ -243,14 +253,69 @@ def cmd_smoke(args: Any) -> int:
     return _emit_report(report, load_errors, args, text_before=table)
 
 
+def _refuse_existing(path: str, force: bool) -> None:
+    """Nothing a person has is overwritten without asking: an existing path needs --force."""
+    if os.path.lexists(path) and not force:
+        raise UsageError(f"{path} already exists; choose another path or pass --force to replace it")
+
+
+def _write_new_file(path: str, text: str, force: bool) -> None:
+    _refuse_existing(path, force)
+    try:
+        with open(path, "w", encoding="utf-8") as handle:
+            handle.write(text)
+    except OSError as exc:
+        raise UsageError(f"cannot write {path}: {exc.strerror or exc}") from None
+
+
+@_guarded
+def cmd_topo(args: Any) -> int:
+    """The wiring of the machine: the matrix and per-GPU links, the TOPO checks, and on request an SVG."""
+    from gpudoctor.facts.facts import Facts
+    from gpudoctor.render.topology_json import topology_json
+
+    if args.svg and args.svg != "-":
+        _refuse_existing(args.svg, args.force)  # before collecting, not after
+    if args.from_path:
+        from gpudoctor.evidence.snapshot import read_snapshot
+
+        evidence = read_snapshot(args.from_path)
+    else:
+        from gpudoctor.evidence.collect import collect
+        from gpudoctor.evidence.sources import TOPOLOGY_SOURCES
+
+        evidence = collect(timeout=args.timeout, sources=TOPOLOGY_SOURCES)
+    report, load_errors = build_report(evidence, {}, ["TOPO"], None)
+    topo = Facts(evidence).machine_topology
+    if args.svg:
+        from gpudoctor.render.topology_svg import render_topology_svg
+
+        svg = render_topology_svg(topo)
+        if args.svg == "-":
+            sys.stdout.write(svg)
+            return report.exit_code(args.fail_on)
+        _write_new_file(args.svg, svg, args.force)
+        sys.stderr.write(f"gpudoctor: wrote {args.svg} ({len(topo.gpus)} GPU(s))\n")
+    args.junit_xml = None
+    args.no_redact = False
+    if args.format == "json":
+        report.sections["topology"] = topology_json(topo)  # also when empty: the key is always there
+        return _emit_report(report, load_errors, args)
+    from gpudoctor.render.topology_text import render_topology_text
+
+    color = _use_color(sys.stdout)
+    width = shutil.get_terminal_size((100, 24)).columns
+    return _emit_report(report, load_errors, args, text_before=render_topology_text(topo, color=color, width=width)
+                        + "\n")
+
+
 @_guarded
 def cmd_collect(args: Any) -> int:
     from gpudoctor.evidence.collect import collect
     from gpudoctor.evidence.snapshot import write_snapshot
 
     path = args.output or _default_snapshot_name()
-    if os.path.lexists(path) and not args.force:
-        raise UsageError(f"{path} already exists; choose another path or pass --force to replace it")
+    _refuse_existing(path, args.force)
     target = _target_python(args)
     started = time.perf_counter()
     evidence = collect(timeout=args.timeout, target=target, frameworks=args.frameworks,
@@ -307,7 +372,7 @@ def cmd_kb(args: Any) -> int:
             raise UsageError("--format json prints the overview; leave out TOPIC")
         sys.stdout.write(json.dumps(kb_info(), indent=2) + "\n")
     else:
-        sys.stdout.write(render_kb_text(topic=args.topic))
+        sys.stdout.write(render_kb_text(topic=args.topic, item=args.item))
     return EXIT_OK
 
 
@@ -327,6 +392,7 @@ COMMANDS: dict[str, Callable[[Any], int]] = {
     "schema": cmd_schema,
     "kb": cmd_kb,
     "smoke": cmd_smoke,
+    "topo": cmd_topo,
 }
 
 __all__ = ["COMMANDS", "build_report", "UsageError", "__version__"]

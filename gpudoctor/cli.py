@@ -195,6 +195,22 @@ def build_parser() -> argparse.ArgumentParser:
     _add_timeout(smoke)
     _add_smoke_options(smoke, flag=False)
 
+    topo = commands.add_parser(
+        "topo", help="show how the GPUs, NICs and CPUs are wired (PCIe, NVLink, NUMA) and judge it",
+        description="Show the machine's GPU topology: the GPU/NIC matrix (nvidia-smi topo -m words), each GPU's PCIe "
+                    "link now and at best, NVLinks up and down, peer-to-peer access, NUMA nodes and this process's "
+                    "CPUs, NVSwitches and the fabric manager; then the TOPO checks. --svg draws it.")
+    topo.add_argument("--from", dest="from_path", metavar="PATH",
+                      help="read a snapshot (directory or .tar.gz) or a saved `nvidia-smi topo -m` / `-q -x` output "
+                           "instead of this machine")
+    topo.add_argument("--format", choices=("text", "json"), default="text", help="output on stdout (default: text)")
+    topo.add_argument("--svg", metavar="FILE", help="also draw the topology as an SVG picture into FILE ('-': stdout)")
+    topo.add_argument("--force", action="store_true", help="replace an existing --svg file")
+    topo.add_argument("-v", "--verbose", action="store_true", help="show details and evidence of the checks")
+    topo.add_argument("--fail-on", choices=("problem", "warning"), default="problem",
+                      help="exit 1 on problems only (default) or on warnings too")
+    _add_timeout(topo)
+
     list_checks = commands.add_parser("list-checks", help="list every check with its code",
                                       description="List every check (built-in and plugins) with code, area and title.")
     list_checks.add_argument("--format", choices=("text", "json"), default="text")
@@ -209,7 +225,9 @@ def build_parser() -> argparse.ArgumentParser:
         description="Show the knowledge base: each data file, how current it is and its sources; with a TOPIC, "
                     "its table.")
     kb.add_argument("topic", nargs="?", metavar="TOPIC",
-                    help="driver, torch, tensorflow, cudnn, gpus, jax or cupy (default: an overview)")
+                    help="driver, torch, tensorflow, cudnn, gpus, jax, cupy, specs, pcie, xid or health "
+                         "(default: an overview)")
+    kb.add_argument("item", nargs="?", metavar="ITEM", help="one entry of the topic, e.g. `gpudoctor kb xid 79`")
     kb.add_argument("--format", choices=("text", "json"), default="text")
 
     commands.add_parser("schema", help="print the JSON Schema of 'check --format json'",

@@ -13,7 +13,7 @@ from gpudoctor.api import CheckSpec
 
 ENTRY_POINT_GROUP = "gpudoctor.checks"
 BUILTIN_PACKAGE = "gpudoctor_checks"
-BUILTIN_ORDER = ("collection", "pci", "driver", "nvml", "gpus", "cuda", "cudnn", "devices", "environment",
+BUILTIN_ORDER = ("collection", "pci", "driver", "nvml", "gpus", "health", "topology", "cuda", "cudnn", "devices", "environment",
                  "frameworks", "pytorch", "tensorflow", "jax_cupy", "smoke", "gates")
 
 

@@ -18,6 +18,10 @@ The GPU spec sheets: every figure positive or null, each name unique once normal
 by the lookup as its own row, compute capability and architecture agree with the driver table,
 the PCIe generation is one the PCIe table has, TF32 figures carry their own sources; the PCIe
 table: one row per generation, ascending, x16 = 16 lanes and duplex = twice one direction.
+The Xid table: codes unique and ascending, severity and category from the allowed sets, every
+command a named argument list whose only placeholder is ``{gpu}``; the health limits: names
+unique, numeric limits positive, a gpudoctor-chosen value says so in its note, the persistence
+brand lists disjoint.
 Prints a summary; exits 1 on any error.
 
 ``validate(data_dir)`` returns the list of errors, so a test can assert it is empty.
@@ -47,6 +51,12 @@ CUDNN_FILE = "cudnn.json"
 PACKAGES_FILE = "python_gpu_packages.json"
 SPECS_FILE = "gpu_specs.json"
 PCIE_FILE = "pcie.json"
+XID_FILE = "xid.json"
+HEALTH_FILE = "health_limits.json"
+XID_SEVERITIES = ("problem", "warning", "info")
+XID_CATEGORIES = ("hardware", "driver", "application", "memory", "nvlink", "thermal", "power", "unknown")
+# The one placeholder gpudoctor.kb.xid fills in; any other "{...}" or "<...>" would reach the user unfilled.
+PLACEHOLDER_RE = re.compile(r"\{[^}]*\}|<[^>]*>")
 SPEC_FIGURES = ("memory_bandwidth_gbs", "fp32_tflops", "fp16_tensor_dense_tflops", "bf16_tensor_dense_tflops",
                 "tf32_tensor_dense_tflops", "nvlink_gbs_bidirectional")
 RELEASE_RE = re.compile(r"\d{1,2}\.\d{1,3}")
@@ -646,6 +656,120 @@ def _check_specs_file(data: dict[str, Any], cc_map: dict[str, str], pcie_gens: s
     return {"gpus": len(gpus), "names": sum(len(r.get("names") or []) for r in gpus)}
 
 
+def _nonempty(value: object) -> bool:
+    return isinstance(value, str) and bool(value.strip())
+
+
+def _check_xid_commands(name: str, data: dict[str, Any], sources: dict[str, Any], errors: list[str]) -> set[str]:
+    commands = data.get("commands")
+    if not isinstance(commands, dict) or not commands:
+        errors.append(f"{name}: 'commands' missing or empty")
+        return set()
+    for key, entry in commands.items():
+        where = f"{name}: command {key!r}"
+        if not isinstance(entry, dict):
+            errors.append(f"{where}: not an object")
+            continue
+        _check_sources(where, entry, sources, errors)
+        argv = entry.get("argv")
+        if not isinstance(argv, list) or not argv or not all(_nonempty(arg) for arg in argv):
+            errors.append(f"{where}: argv is not a list of non-empty strings")
+            continue
+        for arg in argv:
+            rest = arg.replace("{gpu}", "")
+            if PLACEHOLDER_RE.search(rest) or "{" in rest or "}" in rest:
+                errors.append(f"{where}: argument {arg!r} has a placeholder other than {{gpu}}")
+        if not _nonempty(entry.get("why")):
+            errors.append(f"{where}: no 'why'")
+    return {key for key, entry in commands.items() if isinstance(entry, dict)}
+
+
+def _check_xid_file(data: dict[str, Any], errors: list[str]) -> dict[str, int]:
+    name = XID_FILE
+    sources = _check_header(name, data, errors)
+    command_names = _check_xid_commands(name, data, sources, errors)
+    rows = _rows(name, data, "xids", errors)
+    previous: int | None = None
+    for row in rows:
+        code = row.get("code")
+        where = f"{name}: Xid {code!r}"
+        _check_sources(where, row, sources, errors)
+        if not isinstance(code, int) or isinstance(code, bool) or code < 1:
+            errors.append(f"{where}: code is not a positive integer")
+            continue
+        if previous is not None and code <= previous:
+            errors.append(f"{where}: codes are not unique and ascending")
+        previous = code
+        if row.get("severity") not in XID_SEVERITIES:
+            errors.append(f"{where}: severity {row.get('severity')!r} is not one of {XID_SEVERITIES}")
+        if row.get("category") not in XID_CATEGORIES:
+            errors.append(f"{where}: category {row.get('category')!r} is not one of {XID_CATEGORIES}")
+        for field in ("meaning", "action"):
+            if not _nonempty(row.get(field)):
+                errors.append(f"{where}: no {field}")
+        used = row.get("commands")
+        if not isinstance(used, list):
+            errors.append(f"{where}: commands is not a list")
+        else:
+            for key in used:
+                if key not in command_names:
+                    errors.append(f"{where}: unknown command {key!r}")
+        if row.get("note") is not None and not _nonempty(row.get("note")):
+            errors.append(f"{where}: note is neither text nor null")
+        actions = row.get("recovery_actions")
+        if actions is not None and (not isinstance(actions, dict) or not actions
+                                    or any(v not in XID_SEVERITIES for v in actions.values())):
+            errors.append(f"{where}: recovery_actions is not a map of action -> severity")
+    return {"xids": len(rows), "commands": len(command_names)}
+
+
+def _check_health_file(data: dict[str, Any], errors: list[str]) -> dict[str, int]:
+    name = HEALTH_FILE
+    sources = _check_header(name, data, errors)
+    limits = _rows(name, data, "limits", errors)
+    seen: set[str] = set()
+    for row in limits:
+        limit = row.get("name")
+        where = f"{name}: limit {limit!r}"
+        _check_sources(where, row, sources, errors)
+        if not _nonempty(limit):
+            errors.append(f"{where}: no name")
+            continue
+        if limit in seen:
+            errors.append(f"{where}: duplicate name")
+        seen.add(limit)
+        value = row.get("value")
+        if isinstance(value, bool):
+            pass  # a flag rule ("pending -> reset")
+        elif not _positive(value):
+            errors.append(f"{where}: value {value!r} is neither a flag nor a positive number")
+        if not _nonempty(row.get("rule")):
+            errors.append(f"{where}: no rule")
+        default = row.get("gpudoctor_default")
+        if not isinstance(default, bool):
+            errors.append(f"{where}: gpudoctor_default is not true/false")
+        elif default and "gpudoctor default" not in str(row.get("note") or "").lower():
+            errors.append(f"{where}: a gpudoctor default whose note does not say so")
+    persistence = data.get("persistence")
+    if not isinstance(persistence, dict):
+        errors.append(f"{name}: 'persistence' missing")
+        return {"limits": len(limits)}
+    _check_sources(f"{name}: persistence", persistence, sources, errors)
+    lists = {}
+    for key in ("datacenter_brands", "other_brands", "datacenter_name_prefixes", "datacenter_models",
+                "other_name_words"):
+        values = persistence.get(key)
+        if not isinstance(values, list) or not values or not all(_nonempty(v) for v in values):
+            errors.append(f"{name}: persistence {key} is not a list of names")
+            values = []
+        lists[key] = {" ".join(v.split()).casefold() for v in values if isinstance(v, str)}
+    for a, b in (("datacenter_brands", "other_brands"), ("datacenter_models", "other_name_words")):
+        both = lists[a] & lists[b]
+        if both:
+            errors.append(f"{name}: persistence {a} and {b} share {sorted(both)}")
+    return {"limits": len(limits), "datacenter_brands": len(lists["datacenter_brands"])}
+
+
 def _match_in(gpus: list[dict[str, Any]], spelled: str) -> int | None:
     """The lookup's rule (longest name first, a memory-size tail allowed) over the rows being validated."""
     from gpudoctor.kb import gpu_specs
@@ -697,6 +821,12 @@ def validate_with_counts(data_dir: pathlib.Path | str | None, errors: list[str])
     specs = _load(base / SPECS_FILE, errors)
     if specs is not None:
         counts[SPECS_FILE] = _check_specs_file(specs, cc_map, pcie_gens, errors)
+    xids = _load(base / XID_FILE, errors)
+    if xids is not None:
+        counts[XID_FILE] = _check_xid_file(xids, errors)
+    health = _load(base / HEALTH_FILE, errors)
+    if health is not None:
+        counts[HEALTH_FILE] = _check_health_file(health, errors)
     return counts
 
 
@@ -715,7 +845,8 @@ def main(argv: list[str] | None = None) -> int:
             print(f"  - {error}")
         return 1
     print("ok: every row sourced, versions parse, driver minimums monotonic, GPU names unique, "
-          "framework tables consistent with the driver table, spec sheets and PCIe rates consistent")
+          "framework tables consistent with the driver table, spec sheets and PCIe rates consistent, "
+          "Xid rows and health limits well-formed")
     return 0
 
 

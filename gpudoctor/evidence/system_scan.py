@@ -70,7 +70,7 @@ def scan_pci(root: str = "/") -> dict[str, Any]:
         if vendor != NVIDIA_PCI_VENDOR:
             continue
         record: dict[str, Any] = {"address": address, "vendor": vendor}
-        for attribute in ("device", "class", "subsystem_vendor", "subsystem_device", "numa_node",
+        for attribute in ("device", "class", "subsystem_vendor", "subsystem_device", "numa_node", "local_cpulist",
                           "current_link_speed", "current_link_width", "max_link_speed", "max_link_width"):
             value = _read(os.path.join(path, attribute))
             record[attribute] = value.strip() if value is not None else None
@@ -80,6 +80,30 @@ def scan_pci(root: str = "/") -> dict[str, Any]:
     dmi = {key: (_read(_join(root, f"/sys/class/dmi/id/{key}")) or "").strip() or None
            for key in ("sys_vendor", "product_name")}
     return {"readable": True, "scanned": len(addresses), "devices": devices, "dmi": dmi}
+
+
+def scan_cpu_topology(root: str = "/") -> dict[str, Any]:
+    """The CPUs this process may run on, and each NUMA node's CPUs.
+
+    A GPU fed from the far socket's CPUs loses host-to-device bandwidth; comparing the process's
+    affinity (taskset, numactl, a Slurm or container cgroup) with the GPU's NUMA node tells.
+    """
+    try:
+        allowed = sorted(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else None
+    except OSError:
+        allowed = None
+    nodes = {}
+    for path in sorted(glob.glob(_join(root, "/sys/devices/system/node/node[0-9]*"))):
+        cpus = _read(os.path.join(path, "cpulist"))
+        if cpus is not None:
+            nodes[os.path.basename(path)[len("node"):]] = cpus.strip()
+    cgroup = None
+    for name in ("/sys/fs/cgroup/cpuset.cpus.effective", "/sys/fs/cgroup/cpuset/cpuset.effective_cpus"):
+        text = _read(_join(root, name))
+        if text is not None:
+            cgroup = text.strip()
+            break
+    return {"process_cpus": allowed, "cpu_count": os.cpu_count(), "numa_nodes": nodes, "cgroup_cpuset": cgroup}
 
 
 def scan_device_nodes(root: str = "/") -> dict[str, Any]:

@@ -35,6 +35,10 @@ class DriverFacts:
     nouveau_loaded: bool = False
 
 
+# The address given to a pasted lspci block that names no device.
+UNPLACED_LSPCI_BLOCK = "unknown"
+
+
 class Facts:
     def __init__(self, evidence: Evidence):
         self.evidence = evidence
@@ -60,6 +64,9 @@ class Facts:
     @cached_property
     def smi_list(self) -> list[GpuInfo]:
         text = self.evidence.output("nvidia-smi-L.txt")
+        if not text:
+            # `nvidia-smi nvlink -s` heads each GPU's links with the same "GPU 0: <name> (UUID: ...)" line.
+            text = self.evidence.output("nvidia-smi-nvlink-s.txt")
         return nvidia_smi_text.parse_nvidia_smi_list(text) if text else []
 
     @cached_property
@@ -106,14 +113,21 @@ class Facts:
         from_lspci = [d for d in lspci.parse_lspci(text)] if text else []
         from_lspci = [d for d in from_lspci if (d.vendor_id or "").lower() == "10de"
                       or "nvidia" in (d.description or "").lower()]
+        if text and not from_lspci and not from_sysfs:
+            # A pasted `lspci -vv` excerpt without its device line still tells the link's state.
+            fields = lspci.link_fields(text)
+            if fields:
+                from_lspci = [PciDevice(address=UNPLACED_LSPCI_BLOCK, **fields)]
         by_address = {d.address: d for d in from_sysfs}
         for device in from_lspci:
             known = by_address.get(device.address)
             if known is None:
                 by_address[device.address] = device
                 continue
-            known.description = known.description or device.description
-            known.driver = known.driver or device.driver
+            for name in ("description", "driver", "current_link_speed", "max_link_speed", "current_link_width",
+                         "max_link_width"):
+                if getattr(known, name) is None:
+                    setattr(known, name, getattr(device, name))
         return sorted(by_address.values(), key=lambda d: d.address)
 
     @cached_property
@@ -275,6 +289,34 @@ class Facts:
         from gpudoctor.facts.nvidia_smi_topo import parse_topo_matrix
 
         return parse_topo_matrix(self.evidence.text("nvidia-smi-topo-m.txt"))
+
+    @cached_property
+    def topology_p2p(self) -> Any:
+        """``nvidia-smi topo -p2p r``: which GPU pairs can read each other's memory directly."""
+        from gpudoctor.facts.nvidia_smi_topo import parse_topo_p2p
+
+        return parse_topo_p2p(self.evidence.text("nvidia-smi-topo-p2p-r.txt"))
+
+    @cached_property
+    def nvlink_status(self) -> dict[int, Any]:
+        """``nvidia-smi nvlink -s``: each GPU's NVLinks, up or down."""
+        from gpudoctor.facts.nvlink_status import parse_nvlink_status
+
+        return parse_nvlink_status(self.evidence.text("nvidia-smi-nvlink-s.txt"))
+
+    @cached_property
+    def machine_topology(self) -> Any:
+        """Every source's word on the wiring, merged: GPUs, PCIe links, NVLinks, pairs, NICs, NUMA, fabric."""
+        from gpudoctor.facts.topology import build_topology
+
+        return build_topology(self)
+
+    @cached_property
+    def gpu_health(self) -> list[Any]:
+        """Each GPU's hardware health (ECC, retired pages, row remapping, InfoROM, clocks, lost GPUs)."""
+        from gpudoctor.facts.gpu_health import gpu_health
+
+        return gpu_health(self.evidence)
 
     # --- merged views ------------------------------------------------------------
     @cached_property

@@ -1,9 +1,11 @@
 """``lspci``: PCI functions with their IDs and bound drivers, and PCIe link state.
 
 Pure parsers.  ``parse_lspci`` reads ``lspci -D -nn -k`` and also the plainer
-forms people paste (no domain, no numeric IDs); ``parse_link_status`` reads the
-``LnkCap``/``LnkSta`` lines of ``lspci -vv``.  Neither raises: unknown stays
-``None``.
+forms people paste (no domain, no numeric IDs); with ``-vv`` a device block's
+``LnkCap``/``LnkSta`` lines fill its link speed and width the way sysfs would
+(``link_fields`` reads them from a block pasted without its device line).
+``parse_link_status`` reads the same lines as capability-vs-state numbers.
+None of them raises: unknown stays ``None``.
 """
 
 from __future__ import annotations
@@ -82,7 +84,52 @@ def parse_lspci(text: Any) -> list[PciDevice]:
             driver = _DRIVER.match(line)
             if driver:
                 current.driver = driver.group(1)
+                continue
+            _fill_link(current, line)
     return devices
+
+
+def _fill_link(device: PciDevice, line: str) -> None:
+    # Only the first LnkCap/LnkSta of a block: the anchored "LnkCap:" never matches "LnkCap2:", and a
+    # device has one PCIe capability, so a second one would be a paste of another device.
+    for pattern, speed_field, width_field in ((_LNK_CAP, "max_link_speed", "max_link_width"),
+                                              (_LNK_STA, "current_link_speed", "current_link_width")):
+        match = pattern.match(line)
+        if match is None:
+            continue
+        if getattr(device, speed_field) is None and getattr(device, width_field) is None:
+            speed, width = _speed_and_width(match.group("body"))
+            setattr(device, speed_field, speed)
+            setattr(device, width_field, width)
+        return
+
+
+def _speed_and_width(body: str) -> tuple[str | None, int | None]:
+    """("16GT/s", 16) from "Port #0, Speed 16GT/s, Width x16, ..." or "Speed 2.5GT/s (downgraded), Width x16 (ok)".
+
+    The speed stays text, as lspci prints it, the way sysfs keeps "16.0 GT/s PCIe";
+    ``gpudoctor.kb.pcie_gen_for_speed`` reads both forms.
+    """
+    speed = _SPEED.search(body)
+    width = _WIDTH.search(body)
+    return (f"{speed.group('speed')}GT/s" if speed else None,
+            int(width.group("width")) if width else None)
+
+
+def link_fields(text: Any) -> dict[str, Any]:
+    """The first ``LnkCap``/``LnkSta`` pair of one ``lspci -vv`` block as ``PciDevice`` link fields.
+
+    For a block pasted without its device line, which ``parse_lspci`` cannot place:
+    ``{"max_link_speed": "16GT/s", "max_link_width": 16, "current_link_speed": "2.5GT/s",
+    "current_link_width": 16}``, with only the values that were printed; ``{}`` when none was.
+    """
+    if not isinstance(text, str):
+        return {}
+    device = PciDevice(address="")
+    for line in text.splitlines():
+        _fill_link(device, line)
+    fields = ("max_link_speed", "max_link_width", "current_link_speed", "current_link_width")
+    return {name: getattr(device, name) for name in fields if getattr(device, name) is not None}
 
 
 _LNK_CAP = re.compile(r"^\s*LnkCap:\s*(?P<body>.*)$")

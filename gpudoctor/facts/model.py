@@ -108,6 +108,12 @@ class PciDevice:
     current_link_width: int | None = None
     max_link_width: int | None = None
     numa_node: int | None = None
+    local_cpulist: str | None = None  # the CPUs nearest this device (sysfs), "0-31,64-95"
+
+    @property
+    def is_nvswitch(self) -> bool:
+        """An NVSwitch: an NVIDIA "bridge, other" function (class 0680)."""
+        return self.class_code == "0680" and (self.vendor_id in (None, "10de"))
 
     @property
     def is_gpu(self) -> bool:

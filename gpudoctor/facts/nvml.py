@@ -24,6 +24,21 @@ class NvmlFacts:
     device_count: int | None = None
     gpus: list[GpuInfo] = field(default_factory=list)
     device_errors: dict[int, dict[str, Any]] = field(default_factory=dict)
+    lost_gpus: list[int] = field(default_factory=list)  # NVML answered NVML_ERROR_GPU_IS_LOST for these
+    reset_required_gpus: list[int] = field(default_factory=list)  # ... NVML_ERROR_RESET_REQUIRED
+
+
+# nvmlBrandType_t, in nvidia-smi's words for the same brand (its product_brand element).
+BRAND_NAMES = {
+    0: None, 1: "Quadro", 2: "Tesla", 3: "NVS", 4: "GRID", 5: "GeForce", 6: "Titan", 7: "NVIDIA Virtual Applications",
+    8: "NVIDIA Virtual PC", 9: "NVIDIA Virtual Compute Server", 10: "NVIDIA RTX Virtual Workstation",
+    11: "NVIDIA Cloud Gaming", 12: "Quadro RTX", 13: "NVIDIA RTX", 14: "NVIDIA", 15: "GeForce RTX", 16: "Titan RTX",
+}
+
+
+def brand_name(value: Any) -> str | None:
+    """NVML's brand number as nvidia-smi spells it; a brand NVML added later stays unknown (None)."""
+    return BRAND_NAMES.get(value) if _int(value) is not None else None
 
 
 def cuda_version_from_int(value: Any) -> str | None:
@@ -54,14 +69,16 @@ def _gpu(record: dict[str, Any]) -> GpuInfo:
     if isinstance(capability, list) and len(capability) == 2 and all(_int(c) is not None for c in capability):
         gpu.compute_capability = f"{capability[0]}.{capability[1]}"
         gpu.compute_capability_source = "nvml"
+    gpu.brand = brand_name(record.get("brand"))
     gpu.compute_mode = _str(record.get("compute_mode"))
     persistence = record.get("persistence_mode")
     gpu.persistence_mode = persistence if isinstance(persistence, bool) else None
     mig = record.get("mig_mode")
     if isinstance(mig, dict):
         names = {0: "Disabled", 1: "Enabled"}
-        gpu.mig_mode_current = names.get(mig.get("current"))
-        gpu.mig_mode_pending = names.get(mig.get("pending"))
+        # _int first: a damaged record may hold a list there, and a list is no dict key
+        gpu.mig_mode_current = names.get(_int(mig.get("current")))  # type: ignore[arg-type]
+        gpu.mig_mode_pending = names.get(_int(mig.get("pending")))  # type: ignore[arg-type]
     pcie = record.get("pcie") if isinstance(record.get("pcie"), dict) else {}
     gpu.pcie_gen_current = _int(pcie.get("gen_current"))
     gpu.pcie_gen_max = _int(pcie.get("gen_max"))
@@ -99,4 +116,8 @@ def parse_nvml_json(data: Any) -> NvmlFacts:
             errors = record.get("errors")
             if isinstance(errors, dict) and errors and gpu.index is not None:
                 facts.device_errors[gpu.index] = errors
+            if gpu.index is not None and record.get("lost") is True:
+                facts.lost_gpus.append(gpu.index)
+            if gpu.index is not None and record.get("reset_required") is True:
+                facts.reset_required_gpus.append(gpu.index)
     return facts

@@ -90,6 +90,7 @@ def _device(record: Any) -> PciDevice | None:
         max_link_width=width_max if width_max is not None and width_max >= 0 else None,
         # sysfs writes -1 when the platform has no NUMA information.
         numa_node=numa if numa is not None and numa >= 0 else None,
+        local_cpulist=_text(record.get("local_cpulist")),
     )
 
 

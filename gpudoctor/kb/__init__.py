@@ -17,6 +17,10 @@ The framework part (``frameworks``, split into ``torch_wheels``, ``torch_choice`
 build fits a machine and whether a build's GPU arch list covers a GPU; ``describe`` renders
 the data for ``gpudoctor kb``.
 
+``xid`` reads Xid codes by meaning (``xid_info(79)``: "GPU has fallen off the bus", severity,
+action, commands); ``health_limits`` holds the thresholds the health checks judge against (DCGM's
+retired-page limit, row remapping, persistence-mode brands, the temperature margin).
+
 Driver versions compare as integer tuples ("570.124.06" > "570.26"); CUDA versions are
 "major.minor" strings ("12.2"), with an optional patch ("12.2.2") where a lookup accepts one.
 """
@@ -37,6 +41,11 @@ _HOMES = {
                                 "jax_cuda_extra", "jax_install_requirement"),
     "gpudoctor.kb.gpu_specs": ("GpuSpec", "gpu_spec_for_name", "nvlink_rate_gbps", "pcie_gen_for_speed",
                                "pcie_rate_gbps"),
+    "gpudoctor.kb.health_limits": ("HealthLimit", "all_health_limits", "health_limit", "is_datacenter_brand",
+                                   "near_slowdown", "nvlink_crc_rate_limit",
+                                   "pcie_replay_rate_limit", "retired_pages_capacity", "retired_pages_dbe_soft_limit",
+                                   "retired_pages_limit", "retired_pages_over_limit", "row_remap_bank_limit",
+                                   "row_remap_capacity", "temperature_margin_c"),
     "gpudoctor.kb.gpu_names": ("GpuCapability", "architecture_for_cc", "build_name_index",
                                "compute_capability_for_name", "match_name", "normalize_gpu_name"),
     "gpudoctor.kb.loading": ("DATA_FILES", "_load", "kb_info"),
@@ -46,6 +55,7 @@ _HOMES = {
     "gpudoctor.kb.torch_wheels": ("TorchRelease", "TorchVariant", "torch_release", "torch_releases", "torch_variant",
                                   "wheel_driver_floor"),
     "gpudoctor.kb.versions": ("parse_cuda_version", "parse_driver_version"),
+    "gpudoctor.kb.xid": ("XidInfo", "describe_xid", "recovery_action_severity", "xid_codes", "xid_info"),
 }
 _MODULE_OF = {name: module for module, names in _HOMES.items() for name in names}
 
@@ -73,4 +83,9 @@ __all__ = [
     "normalize_gpu_name", "parse_arch_list", "parse_compute_capability", "parse_cuda_version",
     "parse_driver_version", "parse_python_version", "tf_release", "tf_releases", "torch_release", "torch_releases",
     "torch_variant", "wheel_driver_floor", "_load",
+    "HealthLimit", "XidInfo", "all_health_limits", "describe_xid", "health_limit", "is_datacenter_brand",
+    "near_slowdown", "nvlink_crc_rate_limit", "pcie_replay_rate_limit",
+    "recovery_action_severity", "retired_pages_capacity",
+    "retired_pages_dbe_soft_limit", "retired_pages_limit", "retired_pages_over_limit", "row_remap_bank_limit",
+    "row_remap_capacity", "temperature_margin_c", "xid_codes", "xid_info",
 ]

@@ -2,7 +2,8 @@
 
 ``render_kb_text()`` gives the overview (each data file: what it holds, as of when, row
 counts, sources); ``render_kb_text(topic="torch")`` and the other topics print one table
-each.  No colour, no rich: the output is meant to be pasted into an issue.
+each.  ``render_kb_text(topic="xid", item="79")`` (or ``topic="xid:79"``) prints one Xid code.
+No colour, no rich: the output is meant to be pasted into an issue.
 """
 
 from __future__ import annotations
@@ -13,9 +14,12 @@ from typing import Any
 from gpudoctor.errors import UsageError
 from gpudoctor.kb import loading
 
-TOPICS = ("driver", "torch", "tensorflow", "cudnn", "gpus", "jax", "cupy", "specs", "pcie")
+TOPICS = ("driver", "torch", "tensorflow", "cudnn", "gpus", "jax", "cupy", "specs", "pcie", "xid", "health")
 _ALIASES = {"pytorch": "torch", "tf": "tensorflow", "cuda": "driver", "gpu": "gpus", "drivers": "driver",
-            "spec": "specs", "gpu-specs": "specs", "gpu_specs": "specs", "nvlink": "specs"}
+            "spec": "specs", "gpu-specs": "specs", "gpu_specs": "specs", "nvlink": "specs", "xids": "xid",
+            "health_limits": "health", "health-limits": "health", "limits": "health"}
+# Topics that take one item after them (``gpudoctor kb xid 79``).
+_ITEM_TOPICS = ("xid",)
 
 
 def _table(headers: Sequence[str], rows: Sequence[Sequence[object]]) -> list[str]:
@@ -284,22 +288,110 @@ def _pcie() -> list[str]:
     return lines + _sources_block(data)
 
 
+def _xid_data() -> dict[str, Any]:
+    from gpudoctor.kb import xid
+
+    return loading._load(xid.XID_FILE)
+
+
+def _xid() -> list[str]:
+    data = _xid_data()
+    lines = _header("NVIDIA Xid codes by meaning (one code: gpudoctor kb xid:CODE)", data)
+    rows = [[r.get("code"), r.get("severity"), r.get("category"), r.get("meaning"), r.get("nvidia_immediate"),
+             _keys(r)] for r in data.get("xids", []) if isinstance(r, dict)]
+    lines += _table(["Xid", "severity", "category", "meaning", "NVIDIA action", "sources"], rows)
+    severities = data.get("severities") if isinstance(data.get("severities"), dict) else {}
+    if severities:
+        lines += ["", "Severity: " + "; ".join(f"{k} = {v}" for k, v in severities.items())]
+    if data.get("note"):
+        lines.append(f"- {data['note']}")
+    return lines + _sources_block(data, [r for r in data.get("xids", []) if isinstance(r, dict)])
+
+
+def _xid_item(item: str) -> list[str]:
+    from gpudoctor.kb import xid
+
+    info = xid.xid_info(item)
+    if info is None:
+        if xid._as_code(item) is None:
+            raise UsageError(f"not an Xid code: {str(item)[:40]!r} (e.g. gpudoctor kb xid 79)")
+        return [xid.describe_xid(item)]
+    severities = _xid_data().get("severities")
+    meaning = severities.get(info.severity) if isinstance(severities, dict) else None
+    lines = [f"Xid {info.code}: {info.meaning}"]
+    if info.mnemonic:
+        lines.append(f"  mnemonic:  {info.mnemonic}")
+    lines.append(f"  severity:  {info.severity}" + (f" ({meaning})" if meaning else ""))
+    lines.append(f"  category:  {info.category}")
+    if info.applies:
+        lines.append(f"  applies:   {info.applies}")
+    lines.append(f"  action:    {info.action}")
+    if info.commands:
+        lines.append("  commands (<index> = the GPU's index):")
+        for line, why in zip(info.commands, info.command_reasons):
+            lines.append(f"    {line}" + (f"    # {why}" if why else ""))
+    lines.append(f"  NVIDIA:    immediate {info.nvidia_immediate or '-'}, investigatory "
+                 f"{info.nvidia_investigatory or '-'}")
+    if info.note:
+        lines.append(f"  note:      {info.note}")
+    return lines + _sources_block(_xid_data(), [{"sources": list(info.sources)}])
+
+
+def _health() -> list[str]:
+    from gpudoctor.kb import health_limits
+
+    data = loading._load(health_limits.HEALTH_FILE)
+    lines = _header("GPU health limits (what the HEALTH checks judge against)", data)
+    limits = [r for r in data.get("limits", []) if isinstance(r, dict)]
+    rows = [[r.get("name"), r.get("value"), r.get("unit"), r.get("rule"),
+             _keys(r) + (" (gpudoctor default)" if r.get("gpudoctor_default") else "")] for r in limits]
+    lines += _table(["limit", "value", "unit", "rule", "sources"], rows)
+    notes = [f"- {r.get('name')}: {r.get('note')}" for r in limits if r.get("note")]
+    notes += [f"- {r.get('name')} applies to {r.get('applies')}" for r in limits if r.get("applies")]
+    if notes:
+        lines += ["", "Notes:"] + notes
+    persistence = data.get("persistence") if isinstance(data.get("persistence"), dict) else {}
+    cited = list(limits)
+    if persistence:
+        def names(key: str) -> str:
+            values = persistence.get(key)
+            return ", ".join(str(v) for v in values) if isinstance(values, list) and values else "-"
+
+        lines += ["", f"Persistence mode [{_keys(persistence)}]: {persistence.get('rule')}",
+                  f"  data-center brands: {names('datacenter_brands')}",
+                  f"  other brands:       {names('other_brands')}",
+                  f"  brand unknown, data center by name: {names('datacenter_name_prefixes')}; "
+                  f"{names('datacenter_models')}"]
+        if persistence.get("note"):
+            lines.append(f"  note: {persistence['note']}")
+        cited.append(persistence)
+    return lines + _sources_block(data, cited)
+
+
 _RENDERERS: dict[str, Callable[[], list[str]]] = {
     "driver": _driver, "torch": _torch, "tensorflow": _tensorflow, "cudnn": _cudnn, "gpus": _gpus,
-    "jax": _jax, "cupy": _cupy, "specs": _specs, "pcie": _pcie,
+    "jax": _jax, "cupy": _cupy, "specs": _specs, "pcie": _pcie, "xid": _xid, "health": _health,
 }
 
 
-def render_kb_text(info: dict[str, Any] | None = None, topic: str | None = None) -> str:
+def render_kb_text(info: dict[str, Any] | None = None, topic: str | None = None, item: str | None = None) -> str:
     """The overview of the knowledge base (``info`` defaults to ``kb_info()``), or one topic's table.
 
-    Raises ``UsageError`` for a topic that is not one of ``TOPICS``.
+    ``item`` picks one entry of a topic that has entries (``topic="xid", item="79"``); ``"xid:79"``
+    as the topic says the same.  Raises ``UsageError`` for a topic that is not one of ``TOPICS``,
+    or an item the topic does not take.
     """
     if topic is not None:
         name = str(topic).strip().lower()
+        if item is None and ":" in name:
+            name, item = (part.strip() for part in name.split(":", 1))
         name = _ALIASES.get(name, name)
         renderer = _RENDERERS.get(name)
         if renderer is None:
             raise UsageError(f"unknown knowledge-base topic {str(topic)[:40]!r}; topics: {', '.join(TOPICS)}")
+        if item is not None and str(item).strip():
+            if name not in _ITEM_TOPICS:
+                raise UsageError(f"knowledge-base topic {name!r} takes no argument (only: {', '.join(_ITEM_TOPICS)})")
+            return "\n".join(_xid_item(str(item).strip())).rstrip() + "\n"
         return "\n".join(renderer()).rstrip() + "\n"
     return "\n".join(_overview(info if isinstance(info, dict) else loading.kb_info())).rstrip() + "\n"

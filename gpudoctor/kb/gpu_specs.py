@@ -282,3 +282,27 @@ def nvlink_rate_gbps(spec: object) -> float | None:
     if not isinstance(spec, GpuSpec) or spec.nvlink_gbs_bidirectional is None:
         return None
     return round(spec.nvlink_gbs_bidirectional / 2, 4)
+
+
+@functools.lru_cache(maxsize=None)
+def _nvlink_rows() -> tuple[dict[str, Any], ...]:
+    from gpudoctor.kb.loading import _load
+
+    return tuple(row for row in _load("nvlink.json").get("rows", []) if isinstance(row, dict))
+
+
+def expected_nvlinks(spec: object) -> int | None:
+    """How many NVLinks an SXM GPU has (H100 SXM: 18, A100 SXM4: 12, V100 SXM2: 6), None without NVLink.
+
+    The spec sheet gives the GPU's total NVLink bandwidth; the row of its generation gives one link's.
+    A PCIe card with an NVLink bridge has no NVLink in its spec row, so it gets None (its bridge is optional).
+    """
+    if isinstance(spec, str):
+        spec = gpu_spec_for_name(spec)
+    if not isinstance(spec, GpuSpec) or not spec.nvlink_gbs_bidirectional:
+        return None
+    for row in _nvlink_rows():
+        if row.get("architecture") == spec.architecture and _number(row.get("link_gbs_duplex")):
+            links = spec.nvlink_gbs_bidirectional / row["link_gbs_duplex"]
+            return int(round(links)) if abs(links - round(links)) < 0.01 else None
+    return None

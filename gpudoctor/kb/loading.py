@@ -15,10 +15,16 @@ DATA_FILES = (
     "python_gpu_packages.json",
     "gpu_specs.json",
     "pcie.json",
+    "nvlink.json",
+    "xid.json",
+    "health_limits.json",
 )
 
 # What each file holds, in a line (for ``gpudoctor kb``).
 DESCRIPTIONS = {
+    "xid": "NVIDIA Xid error codes: meaning, severity, what to do",
+    "health_limits": "GPU health limits: retired pages, row remapping, temperature margin, datacenter brands",
+    "nvlink": "NVLink generations: links per GPU and the bandwidth of one link",
     "driver_cuda": "NVIDIA driver <-> CUDA toolkit minimums, minor-version compatibility floors, architectures",
     "gpu_compute_capability": "GPU names -> compute capability and architecture",
     "pytorch": "PyTorch releases: CUDA variants, cuDNN pins, GPU arch lists, Python range, Windows wheels",
@@ -97,8 +103,12 @@ def _count_rows(data: dict[str, Any], stem: str) -> dict[str, int]:
         return {"jax_extras": size(jax.get("extras")), "cupy_packages": size(cupy.get("packages"))}
     if stem == "gpu_specs":
         return {"gpus": size(data.get("gpus")), "nvlink_generations": size(data.get("nvlink_generations"))}
-    if stem == "pcie":
+    if stem in ("pcie", "nvlink"):
         return {"generations": size(data.get("rows"))}
+    if stem == "xid":
+        return {"xids": size(data.get("xids"))}
+    if stem == "health_limits":
+        return {"limits": size(data.get("limits"))}
     return {}
 
 

@@ -91,7 +91,7 @@ def render_terminal(report: Report, *, verbose: bool = False, color: bool = Fals
     lines = layout(report, verbose=verbose, symbols=color)
     if not color:
         return "".join("".join(text for text, _ in line) + "\n" for line in lines)
-    return _render_rich(lines, width)
+    return render_spans_with_rich(lines, width)
 
 
 def print_terminal(report: Report, *, verbose: bool = False, stream: Optional[TextIO] = None,
@@ -105,7 +105,7 @@ def print_terminal(report: Report, *, verbose: bool = False, stream: Optional[Te
     stream.flush()
 
 
-def _render_rich(lines: list[Line], width: int) -> str:
+def render_spans_with_rich(lines: list[Line], width: int) -> str:
     # Imported here on purpose: the plain path must not import rich at all.
     from rich.console import Console
     from rich.text import Text

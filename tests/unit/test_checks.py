@@ -43,7 +43,7 @@ def test_codes_are_unique_and_stable_families():
     assert len(codes) == len(set(codes))
     families = {c.rstrip("0123456789") for c in codes}
     assert families <= {"COL", "PCI", "DRV", "NVML", "GPU", "CUDA", "CUDNN", "DEV", "ENV", "GATE",
-                        "FW", "TORCH", "TF", "JAX", "CUPY", "SMOKE"}
+                        "FW", "TORCH", "TF", "JAX", "CUPY", "SMOKE", "TOPO", "HEALTH"}
 
 
 def test_a_raising_check_is_recorded_as_crashed():

@@ -7,7 +7,8 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from gpudoctor.facts.gpu_state import GpuState, parse_gpu_states_text, parse_gpu_states_xml
-from gpudoctor.facts.nvidia_smi_topo import GpuTopology, parse_topo_matrix
+from gpudoctor.facts.nvidia_smi_topo import parse_topo_matrix
+from gpudoctor.facts.topology_model import TopoMatrix, nvlink_count
 from tests.conftest import fixture_files, read_fixture
 from tests.strategies import any_code_points, fixture_named, mutated
 
@@ -79,31 +80,35 @@ def test_old_layout_without_process_list():
 
 
 # --------------------------------------------------------------------------- topology
+# The exact reading of every topo -m capture is in test_topology_parsers.py; these are the facts the
+# smoke checks lean on (pair paths by GPU index, NVLink counts, NUMA nodes).
 
 
 def test_pcie_matrix_with_two_numa_nodes():
     topo = parse_topo_matrix(read_fixture(fixture_named(TOPO, "nccl-1439")))
     assert topo.gpus == list(range(8))
-    assert (topo.link(0, 1), topo.link(0, 2), topo.link(0, 4), topo.link(4, 0)) == ("PIX", "PHB", "SYS", "SYS")
-    assert topo.numa == {0: 0, 1: 0, 2: 0, 3: 0, 4: 1, 5: 1, 6: 1, 7: 1}
+    assert (topo.gpu_link(0, 1), topo.gpu_link(0, 2), topo.gpu_link(0, 4), topo.gpu_link(4, 0)) == (
+        "PIX", "PHB", "SYS", "SYS")
+    assert topo.numa_affinity == {0: 0, 1: 0, 2: 0, 3: 0, 4: 1, 5: 1, 6: 1, 7: 1}
     assert topo.cpu_affinity[4] == "14-27,42-55"
 
 
 def test_nvlink_matrices():
     h100 = parse_topo_matrix(read_fixture(fixture_named(TOPO, "nccl-1453-h100")))  # tab-separated, NIC columns
-    assert h100.link(3, 6) == "NV18" and GpuTopology.nvlinks(h100.link(3, 6)) == 18
-    assert h100.numa[7] == 1
+    assert h100.gpu_link(3, 6) == "NV18" and nvlink_count(h100.gpu_link(3, 6)) == 18
+    assert h100.numa_affinity[7] == 1
     dgx1 = parse_topo_matrix(read_fixture(fixture_named(TOPO, "dgx1-v100")))
-    assert (dgx1.link(0, 1), dgx1.link(0, 3), dgx1.link(0, 5)) == ("NV2", "NV1", "SYS")
-    assert GpuTopology.nvlinks("SYS") is None and GpuTopology.nvlinks(None) is None
+    assert (dgx1.gpu_link(0, 1), dgx1.gpu_link(0, 3), dgx1.gpu_link(0, 5)) == ("NV2", "NV1", "SYS")
+    assert nvlink_count("SYS") is None and nvlink_count(None) is None
 
 
 def test_garbled_and_cut_matrices_keep_the_gpu_cells():
     garbled = parse_topo_matrix(read_fixture(fixture_named(TOPO, "garbled-columns")))
-    assert garbled.link(0, 7) == "NV12" and garbled.link(5, 4) == "NV12"
+    assert garbled.gpu_link(0, 7) == "NV12" and garbled.gpu_link(5, 4) == "NV12" and garbled.complete is False
     single = parse_topo_matrix(read_fixture(fixture_named(TOPO, "single-visible")))
-    assert single.gpus == [0] and single.links == {} and single.numa == {0: 0}
-    assert parse_topo_matrix(read_fixture(fixture_named(TOPO, "topo-m-error"))) is None
+    assert single.gpus == [0] and single.links == {} and single.numa_affinity == {0: 0}
+    error = parse_topo_matrix(read_fixture(fixture_named(TOPO, "topo-m-error")))
+    assert error.gpus == [] and error.error.startswith("ERROR: Option -m is missing its value")
 
 
 @pytest.mark.parametrize("path", TOPO, ids=lambda p: p.name)
@@ -124,7 +129,7 @@ def test_any_text_never_raises(text):
     assert isinstance(parse_gpu_states_xml(text), list)
     assert isinstance(parse_gpu_states_text(text), list)
     topo = parse_topo_matrix(text)
-    assert topo is None or isinstance(topo, GpuTopology)
+    assert topo is None or isinstance(topo, TopoMatrix)
 
 
 @given(st.data())

@@ -10,7 +10,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from gpudoctor.facts.lspci import LINK_KEYS, parse_link_status, parse_link_statuses, parse_lspci
+from gpudoctor.facts.lspci import LINK_KEYS, link_fields, parse_link_status, parse_link_statuses, parse_lspci
+from gpudoctor.kb.gpu_specs import pcie_gen_for_speed
 from gpudoctor.facts.model import PciDevice
 from tests.conftest import fixture_files, read_fixture
 from tests.strategies import line_mutations, non_text_json
@@ -50,6 +51,13 @@ SYNTHETIC_VV = """\
 \t\tLnkCap2: Supported Link Speeds: 2.5-16GT/s, Crosslink- Retimer+ 2Retimers+ DRS-
 \t\tLnkSta2: Current De-emphasis Level: -3.5dB, EqualizationComplete+
 """
+
+# Real, not hand-written: the GPU function's link lines as the club-3090 report script printed them
+# (`lspci -vvv -s 0000:01:00.0 | grep ...`), https://github.com/noonghunna/club-3090/issues/1028 (RTX 3090,
+# TP=4 rig).  Tab-indented with a tab after the colon; the block's device line was not part of the paste.
+REAL_CLUB3090_1028_GPU_LINK = (
+    "\t\tLnkCap:\tPort #0, Speed 16GT/s, Width x16, ASPM L0s L1, Exit Latency L0s <512ns, L1 <4us\n"
+    "\t\tLnkSta:\tSpeed 2.5GT/s (downgraded), Width x16\n")
 
 
 def _live_lspci() -> str:
@@ -127,6 +135,43 @@ def test_link_statuses_per_device_and_computed_downgrade() -> None:
     assert (gpu["speed_downgraded"], gpu["width_downgraded"], gpu["downgraded"]) == (False, True, True)
 
 
+def test_vv_device_blocks_fill_the_link_fields() -> None:
+    devices = parse_lspci(SYNTHETIC_VV)
+    bridge, gpu = devices
+    assert (bridge.max_link_speed, bridge.max_link_width, bridge.current_link_speed, bridge.current_link_width) == (
+        "8GT/s", 16, "8GT/s", 16)
+    # LnkCap2/LnkSta2 ("2.5-16GT/s") must not overwrite LnkCap/LnkSta.
+    assert (gpu.max_link_speed, gpu.max_link_width, gpu.current_link_speed, gpu.current_link_width) == (
+        "16GT/s", 16, "16GT/s", 8)
+    assert pcie_gen_for_speed(gpu.max_link_speed) == 4 and pcie_gen_for_speed(bridge.current_link_speed) == 3
+
+
+def test_riser_block_without_its_device_line() -> None:
+    path = next((p for p in LSPCI_FILES if "downgraded" in p.name), None)
+    if path is None:
+        pytest.skip("fixture not available")
+    text = read_fixture(path)
+    assert parse_lspci(text) == []  # 4-space indented LnkCap/LnkSta only: no device line to hang them on
+    fields = link_fields(text)
+    assert fields == {"max_link_speed": "16GT/s", "max_link_width": 16, "current_link_speed": "2.5GT/s",
+                      "current_link_width": 16}
+    # The lspci spelling and the sysfs spelling name the same generations.
+    assert pcie_gen_for_speed(fields["max_link_speed"]) == pcie_gen_for_speed("16.0 GT/s PCIe") == 4
+    assert pcie_gen_for_speed(fields["current_link_speed"]) == pcie_gen_for_speed("2.5 GT/s PCIe") == 1
+
+
+def test_tab_separated_link_lines_of_a_real_report() -> None:
+    assert link_fields(REAL_CLUB3090_1028_GPU_LINK) == {
+        "max_link_speed": "16GT/s", "max_link_width": 16, "current_link_speed": "2.5GT/s", "current_link_width": 16}
+    assert parse_link_status(REAL_CLUB3090_1028_GPU_LINK)["speed_downgraded"] is True
+
+
+@pytest.mark.parametrize("text", ["", "LnkCap2: Supported Link Speeds: 2.5-16GT/s, Crosslink- Retimer+",
+                                  "LnkCtl: ASPM Disabled; RCB 64 bytes", "LnkSta2: Current De-emphasis Level: -6dB"])
+def test_link_fields_not_fooled_by_other_link_lines(text: str) -> None:
+    assert link_fields(text) == {}
+
+
 def test_link_status_only_cap_known() -> None:
     status = parse_link_status("LnkCap: Port #0, Speed 8GT/s, Width x16\n")
     assert status["cap_speed_gts"] == 8.0 and status["sta_speed_gts"] is None and status["downgraded"] is None
@@ -148,11 +193,15 @@ def test_any_text(text: str) -> None:
     status = parse_link_status(text)
     assert status == {} or set(status) == set(LINK_KEYS)
     assert all(set(s) == set(LINK_KEYS) for s in parse_link_statuses(text).values())
+    fields = link_fields(text)
+    assert all(isinstance(fields[k], int) for k in ("max_link_width", "current_link_width") if k in fields)
+    assert all(fields[k].endswith("GT/s") for k in ("max_link_speed", "current_link_speed") if k in fields)
 
 
 @given(non_text_json())
 def test_any_json_value_is_unknown_not_an_error(value: object) -> None:
     assert parse_lspci(value) == [] and parse_link_status(value) == {} and parse_link_statuses(value) == {}
+    assert link_fields(value) == {}
 
 
 @pytest.mark.parametrize("text", [SYNTHETIC_RTX3090, SYNTHETIC_PLAIN, SYNTHETIC_VV]
@@ -163,6 +212,7 @@ def test_mutated_inputs_never_raise(text: str, data: st.DataObject) -> None:
     assert isinstance(parse_lspci(mutated), list)
     assert isinstance(parse_link_status(mutated), dict)
     assert isinstance(parse_link_statuses(mutated), dict)
+    assert isinstance(link_fields(mutated), dict)
 
 
 @given(bus=st.integers(0, 255), dev=st.integers(0, 31), fn=st.integers(0, 7),

@@ -1,0 +1,98 @@
+"""``nvidia-smi nvlink -s``: each GPU's NVLinks, up (with their speed) or down.
+
+What nvidia-smi prints, per GPU::
+
+    GPU 0: NVIDIA H100 80GB HBM3 (UUID: GPU-...)
+    	 Link 0: 26.562 GB/s
+    	 Link 3: <inactive>
+
+or one line instead of the links: "Device does not have or support Nvlink" (no NVLink on this GPU) or
+"NVML: Unable to retrieve Nvlink information as all links are inActive" (NVLinks present, none up: a
+missing bridge, or links down).  ``nvidia-smi nvlink -c`` lines ("Link 0, P2P is supported: true") name
+links without their state; they are read as links of unknown state.  Never raises: unknown stays None.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from gpudoctor.facts.topology_model import NvLinkPort, NvLinkState
+
+SOURCE = "nvidia-smi nvlink -s"
+MAX_GPUS = 1024
+MAX_LINKS = 64  # NVML_NVLINK_MAX_LINKS is 18 today; room for what comes next, not for garbage
+
+_GPU = re.compile(r"^\s*GPU (\d{1,4}):\s*(.*)$")
+_LINK_STATE = re.compile(r"^\s*Link (\d{1,3}):\s*(.*?)\s*$")
+_LINK_CAPABILITY = re.compile(r"^\s*Link (\d{1,3}),")
+_SPEED = re.compile(r"(\d{1,5}(?:\.\d{1,6})?)\s*GB/s", re.IGNORECASE)
+_DOWN_WORDS = ("inactive", "down", "disabled", "off")
+_NO_NVLINK = re.compile(r"does not (?:have or )?support nvlink|nvlink is not supported", re.IGNORECASE)
+_ALL_INACTIVE = re.compile(r"all links are inactive", re.IGNORECASE)
+
+
+def parse_nvlink_status(text: Any) -> dict[int, NvLinkState]:
+    """Each listed GPU's NVLink state by nvidia-smi index; ``{}`` when no GPU was listed."""
+    if not isinstance(text, str):
+        return {}
+    try:
+        return _parse(text)
+    except Exception:  # noqa: BLE001 - a parser bug must not become a crash of the doctor
+        return {}
+
+
+def _parse(text: str) -> dict[int, NvLinkState]:
+    states: dict[int, NvLinkState] = {}
+    current: NvLinkState | None = None
+    for line in text.splitlines():
+        gpu = _GPU.match(line)
+        if gpu:
+            index = int(gpu.group(1))
+            if index in states or len(states) >= MAX_GPUS:
+                current = states.get(index)  # a repeated block (a paste twice) adds to the first
+                continue
+            current = states[index] = NvLinkState(source=SOURCE)
+            continue
+        if current is None:
+            continue
+        stripped = line.strip()
+        if _NO_NVLINK.search(stripped):
+            current.supported, current.note = False, stripped
+            continue
+        if _ALL_INACTIVE.search(stripped):
+            current.supported, current.note = True, stripped
+            continue
+        link = _LINK_STATE.match(line)
+        if link:
+            _state_line(current, int(link.group(1)), link.group(2))
+            continue
+        capability = _LINK_CAPABILITY.match(line)
+        if capability:
+            _port(current, int(capability.group(1)))
+    return states
+
+
+def _port(state: NvLinkState, link: int) -> NvLinkPort | None:
+    port = next((port for port in state.ports if port.link == link), None)
+    if port is None and link < MAX_LINKS:
+        port = NvLinkPort(link=link)
+        state.ports.append(port)
+        state.ports.sort(key=lambda p: p.link)
+    return port
+
+
+def _state_line(state: NvLinkState, link: int, value: str) -> None:
+    port = _port(state, link)
+    if port is None:
+        return
+    lowered = value.lower()
+    speed = _SPEED.search(value)
+    if speed:
+        port.speed_gbps = float(speed.group(1))
+        port.active = port.speed_gbps > 0
+    elif any(word in lowered for word in _DOWN_WORDS):
+        port.active = False
+    else:
+        return  # "N/A" or something new: the link exists, its state is unknown
+    state.supported = True

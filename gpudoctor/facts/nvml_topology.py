@@ -1,0 +1,214 @@
+"""The wiring as NVML reports it, from ``nvml.json``: NUMA node, CPU affinity, PCIe link, NVLinks and GPU pairs.
+
+NVML's answers are turned into the words of ``nvidia-smi topo -m`` / ``topo -p2p r`` ("PIX", "NV18",
+"OK", "GNS"), so the merged topology (``gpudoctor.facts.topology_model``) can compare and combine them
+with the text sources without caring which one spoke.  Also home of the "0-13,28-41" CPU-list
+helpers, which sysfs, ``topo -m`` and NVML's bitmask all meet in.  Pure functions; any input shape
+gives what it can and never raises.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from typing import Any
+
+from gpudoctor.facts.pci_address import normalize_bus_id
+from gpudoctor.facts.topology_model import NvLinkPort, NvLinkState, PcieLink
+
+# nvmlGpuTopologyLevel_t -> the topo -m word for the same distance.
+TOPOLOGY_PATHS = {0: "X", 10: "PIX", 20: "PXB", 30: "PHB", 40: "NODE", 50: "SYS"}
+# nvmlGpuP2PStatus_t -> nvidia-smi topo -p2p's legend.
+P2P_STATUS = {0: "OK", 1: "CNS", 2: "GNS", 3: "TNS", 4: "DI", 5: "NS", 6: "U"}
+# nvmlGpuFabricState_t
+FABRIC_STATES = {0: "not_supported", 1: "not_started", 2: "in_progress", 3: "completed"}
+REMOTE_TYPES = {0: "gpu", 1: "ibmnpu", 2: "switch", 255: "unknown"}
+
+_MAX_CPU = 1 << 16  # no machine has more CPUs; a bigger "CPU id" is garbage, not a reason to build a huge set
+
+
+@dataclass
+class NvmlGpu:
+    """One GPU's wiring as NVML reported it."""
+
+    index: int
+    name: str | None = None
+    bus_id: str | None = None
+    numa_node: int | None = None
+    cpu_affinity: str | None = None  # "0-13,28-41"; "" when NVML named no CPU
+    pcie: PcieLink = field(default_factory=PcieLink)  # source "nvml" once anything is known
+    nvlink: NvLinkState | None = None  # None: the GPU has no NVLink, or NVML could not say
+    fabric_state: str | None = None  # "not_supported", "not_started", "in_progress", "completed"
+
+
+@dataclass
+class NvmlPair:
+    a: int
+    b: int
+    path: str | None = None  # topo -m words: "NV18", "PIX", ..., "SYS"
+    p2p_read: str | None = None  # topo -p2p words: "OK", "NS", "GNS", ...
+    p2p_nvlink: str | None = None  # the same for peer-to-peer over NVLink
+
+
+@dataclass
+class NvmlTopology:
+    """What NVML said about the wiring.  Empty (and false) when NVML was not asked or did not answer."""
+
+    gpus: dict[int, NvmlGpu] = field(default_factory=dict)  # by NVML index
+    pairs: dict[tuple[int, int], NvmlPair] = field(default_factory=dict)  # (a, b) with a < b
+
+    def __bool__(self) -> bool:
+        return bool(self.gpus or self.pairs)
+
+    def gpu(self, index: int) -> NvmlGpu | None:
+        return self.gpus.get(index)
+
+    def pair(self, a: int, b: int) -> NvmlPair | None:
+        return self.pairs.get((min(a, b), max(a, b)))
+
+
+# --------------------------------------------------------------------------- CPU lists
+
+
+def cpu_list(cpus: Any) -> str:
+    """``[0, 1, 2, 5]`` -> ``"0-2,5"``, the kernel's cpulist form; non-CPU entries are left out."""
+    if not isinstance(cpus, (list, tuple, set, frozenset)):
+        return ""
+    ids = sorted({cpu for cpu in cpus if isinstance(cpu, int) and not isinstance(cpu, bool) and 0 <= cpu < _MAX_CPU})
+    ranges: list[str] = []
+    start = previous = None
+    for cpu in ids + [None]:
+        if start is not None and cpu == previous + 1:
+            previous = cpu
+            continue
+        if start is not None:
+            ranges.append(str(start) if start == previous else f"{start}-{previous}")
+        start = previous = cpu
+    return ",".join(ranges)
+
+
+_CPU_RANGE = re.compile(r"(\d{1,6})(?:-(\d{1,6}))?")
+
+
+def parse_cpu_list(text: Any) -> set[int]:
+    """``"0-13,28-41"`` -> the CPU ids; anything that is not wholly such a list gives an empty set."""
+    if not isinstance(text, str):
+        return set()
+    cpus: set[int] = set()
+    for part in text.strip().split(","):
+        match = _CPU_RANGE.fullmatch(part.strip())
+        if match is None:
+            return set()
+        low = int(match.group(1))
+        high = int(match.group(2)) if match.group(2) else low
+        if high < low or high >= _MAX_CPU:
+            return set()
+        cpus.update(range(low, high + 1))
+    return cpus
+
+
+# --------------------------------------------------------------------------- NVML record -> topology
+
+
+def _int(value: Any) -> int | None:
+    return value if isinstance(value, int) and not isinstance(value, bool) else None
+
+
+def _dict(value: Any) -> dict[str, Any]:
+    return value if isinstance(value, dict) else {}
+
+
+def _str(value: Any) -> str | None:
+    return value.strip() if isinstance(value, str) and value.strip() else None
+
+
+def _port(record: Any) -> NvLinkPort | None:
+    record = _dict(record)
+    link = _int(record.get("link"))
+    if link is None:
+        return None
+    active = record.get("active")
+    remote_type = record.get("remote_type")
+    if _int(remote_type) is not None:
+        remote_type = REMOTE_TYPES.get(remote_type, "unknown")
+    return NvLinkPort(link=link, active=active if isinstance(active, bool) else None,
+                      version=_int(record.get("version")),
+                      remote_bus_id=normalize_bus_id(record.get("remote_bus_id")),
+                      remote_type=_str(remote_type))
+
+
+def _gpu(record: dict[str, Any]) -> NvmlGpu | None:
+    index = _int(record.get("index"))
+    if index is None:
+        return None
+    pcie = _dict(record.get("pcie"))
+    gpu = NvmlGpu(index=index, name=_str(record.get("name")), bus_id=normalize_bus_id(record.get("pci_bus_id")),
+                  numa_node=_int(record.get("numa_node")))
+    affinity = record.get("cpu_affinity")
+    gpu.cpu_affinity = cpu_list(affinity) if isinstance(affinity, list) else None
+    gpu.pcie = PcieLink(gen_current=_int(pcie.get("gen_current")), gen_max=_int(pcie.get("gen_max")),
+                        width_current=_int(pcie.get("width_current")), width_max=_int(pcie.get("width_max")),
+                        replay_count=_int(pcie.get("replay_count")))
+    if any(value is not None for value in vars(gpu.pcie).values()):
+        gpu.pcie.source = "nvml"  # a lost GPU's empty link is nobody's word
+    links = record.get("nvlink")
+    if isinstance(links, list):
+        ports = [port for port in map(_port, links) if port is not None]
+        gpu.nvlink = NvLinkState(ports=ports, source="nvml") if ports else None
+    fabric = _dict(_dict(record.get("health")).get("fabric"))
+    gpu.fabric_state = FABRIC_STATES.get(_int(fabric.get("state")))  # type: ignore[arg-type]
+    return gpu
+
+
+def _direct_links(gpu: NvmlGpu | None, other: NvmlGpu | None) -> int:
+    if gpu is None or gpu.nvlink is None or other is None or other.bus_id is None:
+        return 0
+    return sum(1 for port in gpu.nvlink.ports if port.active and port.remote_bus_id == other.bus_id)
+
+
+def _switch_links(gpu: NvmlGpu | None) -> int:
+    if gpu is None or gpu.nvlink is None:
+        return 0
+    return sum(1 for port in gpu.nvlink.ports if port.active and port.remote_type == "switch")
+
+
+def _nvlink_path(a: NvmlGpu | None, b: NvmlGpu | None) -> str | None:
+    """"NV<n>" when the two GPUs talk over NVLink, else None.
+
+    Links straight to the other GPU count one each.  Behind NVSwitches every link reaches every GPU,
+    so the pair gets as many as the less connected of the two has up to a switch: topo -m's NV18
+    between any two GPUs of an HGX H100.
+    """
+    direct = max(_direct_links(a, b), _direct_links(b, a))
+    if direct:
+        return f"NV{direct}"
+    switched = min(_switch_links(a), _switch_links(b))
+    return f"NV{switched}" if switched else None
+
+
+def nvml_topology(data: Any) -> NvmlTopology:
+    """The topology NVML reported in the probe's record; an empty one for anything else."""
+    topology = NvmlTopology()
+    if not isinstance(data, dict) or _dict(data.get("init")).get("ok") is not True:
+        return topology
+    devices = data.get("devices") if isinstance(data.get("devices"), list) else []
+    for record in devices:
+        gpu = _gpu(record) if isinstance(record, dict) else None
+        if gpu is not None:
+            topology.gpus.setdefault(gpu.index, gpu)
+    pairs = data.get("pairs") if isinstance(data.get("pairs"), list) else []
+    for record in pairs:
+        record = _dict(record)
+        a, b = _int(record.get("a")), _int(record.get("b"))
+        if a is None or b is None or a == b or (min(a, b), max(a, b)) in topology.pairs:
+            continue
+        a, b = min(a, b), max(a, b)
+        p2p = _dict(record.get("p2p"))
+        pair = NvmlPair(a=a, b=b)
+        pair.path = _nvlink_path(topology.gpu(a), topology.gpu(b)) or TOPOLOGY_PATHS.get(
+            _int(record.get("common_ancestor")))  # type: ignore[arg-type]
+        pair.p2p_read = P2P_STATUS.get(_int(p2p.get("read")))  # type: ignore[arg-type]
+        pair.p2p_nvlink = P2P_STATUS.get(_int(p2p.get("nvlink")))  # type: ignore[arg-type]
+        if pair.path or pair.p2p_read or pair.p2p_nvlink:
+            topology.pairs[(a, b)] = pair
+    return topology

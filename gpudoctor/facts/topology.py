@@ -1,0 +1,180 @@
+"""Build the one ``MachineTopology`` from every source that says something about the machine's wiring.
+
+Precedence, per value: what the driver says directly (NVML) beats what nvidia-smi printed, which beats
+sysfs and lspci (which know nothing of NVLink).  ``nvidia-smi topo -m`` names GPU pairs in its own words
+(NV#, PIX, ..., SYS) and those are kept as printed; NVML's common ancestor fills the pairs it did not
+print.  A pasted ``topo -m`` alone (``check --from topo.txt``) still gives a useful view.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from gpudoctor.facts.model import GpuInfo
+from gpudoctor.facts.topology_model import GpuPair, MachineTopology, Nic, PcieLink, TopoGpu, nvlink_count
+
+PCI_NEAR = ("PIX", "PXB")
+
+
+def fabric_manager_state(text: Any) -> str | None:
+    """``systemctl show nvidia-fabricmanager --property=LoadState,ActiveState,SubState`` in one word."""
+    if not isinstance(text, str):
+        return None
+    values = dict(line.split("=", 1) for line in text.splitlines() if "=" in line)
+    if values.get("LoadState") == "not-found":
+        return "not-installed"
+    state = values.get("ActiveState", "").strip()
+    return state or None
+
+
+def form_factor(name: str | None) -> str | None:
+    """"sxm" for NVLink-socketed parts (SXM boards), "pcie" for cards, None when the name says too little."""
+    from gpudoctor.kb.gpu_specs import gpu_spec_for_name
+
+    if not name:
+        return None
+    upper = name.upper()
+    if "SXM" in upper:
+        return "sxm"
+    spec = gpu_spec_for_name(name)
+    if spec is not None:
+        return "sxm" if spec.nvlink_gbs_bidirectional else "pcie"
+    return "pcie" if "PCIE" in upper or upper.endswith(" NVL") else None
+
+
+def _pcie_from_gpuinfo(gpu: Any, source: str) -> PcieLink | None:
+    if gpu is None or all(getattr(gpu, f) is None for f in ("pcie_gen_current", "pcie_gen_max",
+                                                          "pcie_width_current", "pcie_width_max")):
+        return None
+    return PcieLink(gen_current=gpu.pcie_gen_current, gen_max=gpu.pcie_gen_max,
+                    width_current=gpu.pcie_width_current, width_max=gpu.pcie_width_max, source=source)
+
+
+def _pcie_from_pci(device: Any) -> PcieLink | None:
+    from gpudoctor.kb.gpu_specs import pcie_gen_for_speed
+
+    if device is None:
+        return None
+    link = PcieLink(gen_current=pcie_gen_for_speed(device.current_link_speed),
+                    gen_max=pcie_gen_for_speed(device.max_link_speed),
+                    width_current=device.current_link_width or None, width_max=device.max_link_width or None,
+                    source="sysfs")
+    if device.current_link_width == 0:
+        link.width_current = 0  # sysfs's way of saying the link is down
+    if all(value is None for value in (link.gen_current, link.gen_max, link.width_current, link.width_max)):
+        return None
+    return link
+
+
+def _fill_link(link: PcieLink, other: PcieLink | None) -> PcieLink:
+    if other is None:
+        return link
+    for name in ("gen_current", "gen_max", "width_current", "width_max", "replay_count"):
+        if getattr(link, name) is None:
+            setattr(link, name, getattr(other, name))
+    link.source = link.source or other.source
+    return link
+
+
+def _nvml_by_bus(facts: Any) -> dict[str, Any]:
+    return {gpu.bus_id: gpu for gpu in facts.nvml.gpus if gpu.bus_id} if facts.nvml.init_ok else {}
+
+
+def build_topology(facts: Any) -> MachineTopology:
+    """The merged view; never raises on missing evidence (an empty topology is a valid answer)."""
+    from gpudoctor.facts.nvml_topology import nvml_topology
+
+    topo = MachineTopology()
+    matrix = facts.topology
+    p2p = facts.topology_p2p
+    nvlinks = facts.nvlink_status
+    nvml = nvml_topology(facts.evidence.json("nvml.json"))
+    pci = {device.address: device for device in facts.pci_devices}
+    nvml_gpus = _nvml_by_bus(facts)
+
+    inventory = list(facts.gpus)
+    if not inventory and not (matrix is not None and matrix.gpus):
+        # No driver answered: sysfs (or a pasted lspci block) still knows each GPU's PCIe link.
+        inventory = [GpuInfo(index=position, name=device.description, bus_id=device.address)
+                     for position, device in enumerate(facts.pci_gpus)]
+    indices = [gpu.index for gpu in inventory if gpu.index is not None]
+    if not indices and matrix is not None:
+        indices = list(matrix.gpus)
+    by_index = {gpu.index: gpu for gpu in inventory}
+    for index in sorted(set(indices)):
+        info = by_index.get(index)
+        bus = info.bus_id if info else None
+        device = pci.get(bus) if bus else None
+        from_nvml = nvml.gpus.get(index) if nvml else None
+        gpu = TopoGpu(index=index, name=info.name if info else None, bus_id=bus,
+                      form_factor=form_factor(info.name if info else None))
+        link = (_pcie_from_gpuinfo(nvml_gpus.get(bus), "nvml") if bus else None) or PcieLink()
+        if from_nvml is not None and from_nvml.pcie is not None:
+            link = _fill_link(link, from_nvml.pcie)
+        link = _fill_link(link, _pcie_from_gpuinfo(info, "nvidia-smi -q -x"))
+        gpu.pcie = _fill_link(link, _pcie_from_pci(device))
+        numa_candidates = [device.numa_node if device else None,
+                           from_nvml.numa_node if from_nvml else None,
+                           matrix.numa_affinity.get(index) if matrix else None]
+        gpu.numa_node = next((value for value in numa_candidates if value is not None), None)
+        cpu_candidates = [device.local_cpulist if device else None,
+                          from_nvml.cpu_affinity if from_nvml else None,
+                          matrix.cpu_affinity.get(index) if matrix else None]
+        gpu.cpu_affinity = next((value for value in cpu_candidates if value is not None), None)
+        gpu.nvlink = (from_nvml.nvlink if from_nvml and from_nvml.nvlink is not None
+                      else nvlinks.get(index) if nvlinks else None)
+        if from_nvml is not None and from_nvml.fabric_state:
+            topo.fabric_states[index] = from_nvml.fabric_state
+        topo.gpus.append(gpu)
+
+    for position, a in enumerate(gpu.index for gpu in topo.gpus):
+        for b in [g.index for g in topo.gpus][position + 1:]:
+            pair = GpuPair(a=a, b=b)
+            printed = matrix.gpu_link(a, b) if matrix else None
+            derived = nvml.pairs.get((a, b)) if nvml else None
+            if printed:
+                pair.path, pair.path_source = printed, "nvidia-smi topo -m"
+            elif derived is not None and derived.path:
+                pair.path, pair.path_source = derived.path, "nvml"
+            status = p2p.get(a, b) if p2p else None
+            if status:
+                pair.p2p_read, pair.p2p_source = status, "nvidia-smi topo -p2p r"
+            elif derived is not None and derived.p2p_read:
+                pair.p2p_read, pair.p2p_source = derived.p2p_read, "nvml"
+            if pair.path or pair.p2p_read:
+                topo.pairs.append(pair)
+
+    if matrix is not None:
+        for label in matrix.nics:
+            nic = Nic(label=label, name=matrix.nic_names.get(label))
+            for gpu in topo.gpus:
+                path = matrix.link(f"GPU{gpu.index}", label)
+                if path:
+                    topo.nics_links[(gpu.index, label)] = path
+                    if path in PCI_NEAR:
+                        nic.nearest_gpus.append(gpu.index)
+            topo.nics.append(nic)
+
+    cpu = facts.evidence.json("cpu-topology.json")
+    if isinstance(cpu, dict):
+        from gpudoctor.facts.nvml_topology import cpu_list
+
+        nodes = cpu.get("numa_nodes")
+        if isinstance(nodes, dict):
+            topo.numa_nodes = {int(k): v for k, v in nodes.items()
+                               if isinstance(k, str) and k.isdigit() and isinstance(v, str)}
+        allowed = cpu.get("process_cpus")
+        if isinstance(allowed, list) and allowed and all(isinstance(c, int) and not isinstance(c, bool)
+                                                        for c in allowed):
+            topo.process_cpus = cpu_list(allowed)
+    topo.nvswitches = sum(1 for device in facts.pci_devices if device.is_nvswitch)
+    topo.fabric_manager = fabric_manager_state(facts.evidence.text("fabricmanager.txt"))
+    topo.sources = [name for name in ("nvml.json", "nvidia-smi-topo-m.txt", "nvidia-smi-topo-p2p-r.txt",
+                                      "nvidia-smi-nvlink-s.txt", "nvidia-smi-q-x.xml", "pci-devices.json",
+                                      "lspci.txt", "cpu-topology.json", "fabricmanager.txt")
+                    if facts.evidence.get(name) is not None and (facts.evidence.text(name) or "").strip()]
+    return topo
+
+
+def gpus_with_nvlink_peers(topo: MachineTopology) -> set[int]:
+    return {index for pair in topo.pairs if nvlink_count(pair.path) for index in (pair.a, pair.b)}

@@ -1,0 +1,393 @@
+"""The machine's topology for a person at a terminal (``gpudoctor topo``).
+
+First a GPU×GPU matrix in the words of ``nvidia-smi topo -m`` (with NIC columns, CPU affinity and NUMA
+node), then what the matrix cannot show: one entry per GPU (PCIe link now and at best, NVLinks up and
+down), the NICs, NVSwitches and fabric manager, and the GPU pairs that cannot read each other's memory.
+
+Like the report renderer (``terminal.py``) the text is first laid out as lines of (text, style) spans:
+the plain mode joins the text, the colour mode hands the same spans to rich, so both always show the
+same thing.  The small helpers at the top (which GPUs and NICs there are, what kind a path is, whether
+a link is degraded) are shared with the SVG renderer so the two never disagree.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from typing import Iterable
+
+from gpudoctor.facts.topology_model import PATH_MEANING, MachineTopology, NvLinkState, PcieLink, nvlink_count
+
+Span = tuple[str, str]  # (text, rich style; "" for none)
+Line = list[Span]
+
+NO_TOPOLOGY = "no GPU topology known"
+
+# Nearest first, as nvidia-smi's legend; "NV#" stands for every NV<count>.
+KIND_ORDER = ("NV#", "PIX", "PXB", "PHB", "NODE", "SYS", "SOC")
+KIND_STYLES = {"NV#": "green", "PIX": "cyan", "PXB": "cyan", "PHB": "yellow", "NODE": "yellow",
+               "SYS": "red", "SOC": "red", "X": "dim", "?": "dim"}
+# What ``nvidia-smi topo -p2p`` statuses mean (the P2PMatrix docstring).
+P2P_MEANING = {"OK": "supported", "CNS": "chipset not supported", "GNS": "GPU not supported",
+               "TNS": "topology not supported", "NS": "not supported", "U": "unknown", "DI": "disabled by driver"}
+WARN = "bold yellow"
+BAD = "bold red"
+SEP = "  "
+MIN_WIDTH = 40
+
+
+# ---------------------------------------------------------------- helpers shared with the SVG renderer
+
+def clean(text: object) -> str:
+    """One line of printable text: control and format characters (escape sequences, NULs, lone surrogates)
+    dropped, whitespace runs made one space.  Names come from the driver and from pasted files; neither may
+    steer the terminal or break a table."""
+    if text is None:
+        return ""
+    kept = "".join(ch if not unicodedata.category(ch).startswith("C") else " " for ch in str(text))
+    return " ".join(kept.split())
+
+
+def gpu_indices(topo: MachineTopology) -> list[int]:
+    """Every GPU the model mentions, sorted: a pair or a NIC link can name a GPU nobody described."""
+    found = {gpu.index for gpu in topo.gpus}
+    found.update(index for pair in topo.pairs for index in (pair.a, pair.b))
+    found.update(gpu for gpu, _ in topo.nics_links)
+    return sorted(index for index in found if isinstance(index, int) and not isinstance(index, bool))
+
+
+def nic_labels(topo: MachineTopology) -> list[str]:
+    """The NICs in the model's order, then any only the GPU→NIC links name."""
+    labels = [nic.label for nic in topo.nics]
+    extra = sorted({nic for _, nic in topo.nics_links if nic not in labels}, key=_natural)
+    return _unique(labels + extra)
+
+
+def path_kind(path: str | None) -> str | None:
+    """"NV#" for any NVLink path, the topo -m word for a known PCIe/CPU path, None for anything else."""
+    if nvlink_count(path) is not None:
+        return "NV#"
+    word = (path or "").strip().upper()
+    return word if word in PATH_MEANING and word not in ("X", "NV") else None
+
+
+def form_factor_label(form_factor: str | None) -> str:
+    """"SXM" / "PCIe" as people write them; anything else as given."""
+    text = clean(form_factor)
+    return {"sxm": "SXM", "pcie": "PCIe"}.get(text.lower(), text)
+
+
+def pcie_narrow(link: PcieLink | None) -> bool:
+    """Running on fewer lanes than the link supports: a bad seat, riser or slot, never an idle-time saving."""
+    return bool(link and _num(link.width_current) and _num(link.width_max)
+                and link.width_current < link.width_max)
+
+
+def pcie_slow(link: PcieLink | None) -> bool:
+    """A lower generation than the best: normal at idle (links downclock), suspect only under load."""
+    return bool(link and _num(link.gen_current) and _num(link.gen_max) and link.gen_current < link.gen_max)
+
+
+def pcie_text(link: PcieLink | None) -> str | None:
+    """"Gen4 x16 (max Gen4 x16)"; None when nothing about the link is known."""
+    if link is None or all(v is None for v in (link.gen_current, link.gen_max, link.width_current, link.width_max)):
+        return None
+    now = f"Gen{_q(link.gen_current)} x{_q(link.width_current)}"
+    if link.gen_max is None and link.width_max is None:
+        return now
+    return f"{now} (max Gen{_q(link.gen_max)} x{_q(link.width_max)})"
+
+
+def nvlink_text(state: NvLinkState | None) -> str | None:
+    """"18/18 active" or "16/18 active, down: 3, 7"; None when nobody reported NVLinks."""
+    if state is None:
+        return None
+    if state.total == 0:
+        return "none"
+    text = f"{state.active}/{state.total} active"
+    down = state.down
+    return text + (", down: " + ", ".join(str(link) for link in down) if down else "")
+
+
+# ---------------------------------------------------------------- rendering
+
+def render_topology_text(topo: MachineTopology, color: bool = False, width: int = 100) -> str:
+    """The topology as terminal text at most ``width`` columns wide; ANSI colour through rich when ``color``."""
+    width = max(int(width), MIN_WIDTH)
+    lines: list[Line] = []
+    for line in layout(topo, width):
+        lines += _wrap(line, width)
+    if not color:
+        return "".join("".join(text for text, _ in line).rstrip() + "\n" for line in lines)
+    from gpudoctor.render.terminal import render_spans_with_rich  # rich only on the colour path
+
+    return render_spans_with_rich(lines, width)
+
+
+def layout(topo: MachineTopology, width: int) -> list[Line]:
+    """Every line as styled spans (shared by the plain and colour modes); lines may still need wrapping."""
+    gpus = gpu_indices(topo)
+    if not gpus:
+        return [[(NO_TOPOLOGY, "")]]
+    nics = nic_labels(topo)
+    head = f"GPU topology: {_plural(len(gpus), 'GPU')}" + (f", {_plural(len(nics), 'NIC')}" if nics else "")
+    lines: list[Line] = [[(head, "bold")], []]
+    lines += _matrix(topo, gpus, nics, width)
+    lines += _legend(topo, gpus, nics)
+    lines += _gpu_lines(topo, gpus)
+    lines += _nic_lines(topo, nics)
+    lines += _machine_lines(topo, gpus)
+    lines += _p2p_lines(topo)
+    if topo.sources:
+        lines += [[], [("Sources: ", "dim"), (", ".join(clean(s) for s in topo.sources), "dim")]]
+    return lines
+
+
+# ---------------------------------------------------------------- the matrix
+
+class _Column:
+    def __init__(self, header: str, cells: list[str], styles: list[str]):
+        self.header, self.cells, self.styles = header, cells, styles
+        self.width = max([len(header)] + [len(cell) for cell in cells])
+
+
+def _matrix(topo: MachineTopology, gpus: list[int], nics: list[str], width: int) -> list[Line]:
+    labels = [f"GPU{index}" for index in gpus]
+    label_width = max(len(label) for label in labels)
+    # No cell may be so wide that one column cannot fit beside the row labels.
+    longest = max(4, min(24, width - label_width - len(SEP)))
+
+    def path_column(header: str, cells: list[str]) -> _Column:
+        cells = [_cut(clean(cell) or "?", longest) for cell in cells]
+        return _Column(header, cells, [KIND_STYLES.get(path_kind(cell) or cell, "") for cell in cells])
+
+    gpu_columns = [path_column(f"GPU{b}", ["X" if a == b else _pair_path(topo, a, b) for a in gpus]) for b in gpus]
+    nic_columns = [path_column(_cut(clean(nic), longest), [topo.nics_links.get((a, nic)) or "?" for a in gpus])
+                   for nic in nics]
+    by_index = {gpu.index: gpu for gpu in topo.gpus}
+    affinity = [_cut(clean(getattr(by_index.get(a), "cpu_affinity", None)) or "?", longest) for a in gpus]
+    numa = [_cut(clean(_q(getattr(by_index.get(a), "numa_node", None))), longest) for a in gpus]
+    info_columns = [_Column("CPU Affinity", affinity, [""] * len(gpus)), _Column("NUMA", numa, [""] * len(gpus))]
+
+    def fits(columns: list[_Column]) -> bool:
+        return label_width + sum(len(SEP) + column.width for column in columns) <= width
+
+    # nvidia-smi's order when it fits; otherwise the GPUs with their CPUs first and the NICs in blocks after.
+    if fits(gpu_columns + nic_columns + info_columns):
+        blocks = [gpu_columns + nic_columns + info_columns]
+    else:
+        blocks = _pack(gpu_columns + info_columns, fits) + _pack(nic_columns, fits)
+    lines: list[Line] = []
+    for number, block in enumerate(blocks):
+        if number:
+            lines.append([])
+        lines.append([(" " * label_width, "")] + [(SEP + c.header.ljust(c.width), "bold") for c in block])
+        for row, label in enumerate(labels):
+            line: Line = [(label.ljust(label_width), "bold")]
+            for column in block:
+                line += [(SEP, ""), (column.cells[row], column.styles[row]),
+                         (" " * (column.width - len(column.cells[row])), "")]
+            lines.append(line)
+    return lines
+
+
+def _pack(columns: list[_Column], fits) -> list[list[_Column]]:
+    """As few blocks as fit, as even as they can be (10 NICs in two blocks: 5 + 5, not 9 + 1)."""
+    greedy: list[list[_Column]] = []
+    for column in columns:
+        if greedy and fits(greedy[-1] + [column]):
+            greedy[-1].append(column)
+        else:
+            greedy.append([column])
+    size = -(-len(columns) // max(len(greedy), 1))
+    even = [columns[start:start + size] for start in range(0, len(columns), size)] if columns else []
+    return even if len(even) == len(greedy) and all(fits(block) for block in even) else greedy
+
+
+def _pair_path(topo: MachineTopology, a: int, b: int) -> str:
+    pair = topo.pair(a, b)
+    return pair.path if pair is not None and pair.path else "?"
+
+
+def _legend(topo: MachineTopology, gpus: list[int], nics: list[str]) -> list[Line]:
+    cells = [_pair_path(topo, a, b) for a in gpus for b in gpus if a < b]
+    cells += [topo.nics_links.get((a, nic)) or "?" for a in gpus for nic in nics]
+    present = {path_kind(cell) for cell in cells}
+    rows = [(kind, PATH_MEANING["NV" if kind == "NV#" else kind]) for kind in KIND_ORDER if kind in present]
+    if "?" in cells:
+        rows.append(("?", "not known"))
+    if not rows:
+        return []
+    lines: list[Line] = [[], [("Legend:", "bold")]]
+    for kind, meaning in rows:
+        lines.append([("  ", ""), (kind.ljust(4), KIND_STYLES[kind]), (f" = {meaning}", "")])
+    return lines
+
+
+# ---------------------------------------------------------------- what the matrix cannot show
+
+def _gpu_lines(topo: MachineTopology, gpus: list[int]) -> list[Line]:
+    by_index = {gpu.index: gpu for gpu in topo.gpus}
+    label_width = max(len(f"GPU{index}") for index in gpus)
+    lines: list[Line] = [[], [("GPUs:", "bold")]]
+    for index in gpus:
+        gpu = by_index.get(index)
+        label = f"GPU{index}".ljust(label_width)
+        if gpu is None:
+            lines.append([("  ", ""), (label, "bold"), ("  (only named by a path; nothing else known)", "dim")])
+            continue
+        name = clean(gpu.name) or "unknown GPU"
+        if gpu.form_factor:
+            name += f" ({form_factor_label(gpu.form_factor)})"
+        first: Line = [("  ", ""), (label, "bold"), ("  " + name, "")]
+        if gpu.bus_id:
+            first.append(("  " + clean(gpu.bus_id), ""))
+        where = []
+        if gpu.numa_node is not None:
+            where.append(f"NUMA {clean(gpu.numa_node)}")
+        if gpu.cpu_affinity:
+            where.append(f"CPUs {clean(gpu.cpu_affinity)}")
+        if where:
+            first.append(("  " + ", ".join(where), ""))
+        lines.append(first)
+
+        second: Line = [("  " + " " * label_width, "")]
+        pcie = pcie_text(gpu.pcie)
+        second.append(("  PCIe " + (pcie or "unknown"), "" if pcie else "dim"))
+        if pcie_narrow(gpu.pcie):
+            second.append((f"  ! only x{gpu.pcie.width_current} of x{gpu.pcie.width_max} lanes", BAD))
+        elif pcie_slow(gpu.pcie):
+            second.append(("  ~ below its best generation (normal while idle)", "dim"))
+        replays = getattr(gpu.pcie, "replay_count", None)
+        if _num(replays) and replays > 0:
+            second.append((f"  ! {replays} PCIe replays", WARN))
+        nvlink = nvlink_text(gpu.nvlink)
+        if nvlink is not None:
+            second.append(("  NVLink " + nvlink, BAD if gpu.nvlink.down else ""))
+        lines.append(second)
+    return lines
+
+
+def _nic_lines(topo: MachineTopology, nics: list[str]) -> list[Line]:
+    if not nics:
+        return []
+    by_label = {nic.label: nic for nic in topo.nics}
+    label_width = max(len(clean(label)) for label in nics)
+    name_width = max([len(clean(getattr(by_label.get(label), "name", None))) for label in nics
+                      if clean(getattr(by_label.get(label), "name", None)) != clean(label)] + [0])
+    lines: list[Line] = [[], [("NICs:", "bold")]]
+    for label in nics:
+        nic = by_label.get(label)
+        name = clean(nic.name) if nic is not None else ""
+        name = "" if name == clean(label) else name  # old drivers label the columns by name already
+        near = sorted(nic.nearest_gpus) if nic is not None else []
+        line: Line = [("  ", ""), (clean(label).ljust(label_width), "bold"), ("  " + name.ljust(name_width), "")]
+        line.append(("  near " + ", ".join(f"GPU{g}" for g in near) if near else "  near no GPU",
+                     "" if near else "dim"))
+        lines.append(line)
+    return lines
+
+
+def _machine_lines(topo: MachineTopology, gpus: list[int]) -> list[Line]:
+    lines: list[Line] = []
+    if topo.nvswitches:
+        lines.append([("NVSwitches: ", "bold"), (str(topo.nvswitches), "")])
+    if topo.fabric_manager is not None:
+        state = clean(topo.fabric_manager)
+        lines.append([("Fabric manager: ", "bold"), (state, "green" if state == "active" else WARN)])
+    if topo.fabric_states:
+        states = {clean(state) for state in topo.fabric_states.values()}
+        if len(states) == 1 and len(topo.fabric_states) == len(gpus):
+            text = f"{states.pop()} on all {_plural(len(gpus), 'GPU')}"
+        else:
+            text = ", ".join(f"GPU{gpu} {clean(state)}"
+                             for gpu, state in sorted(topo.fabric_states.items(), key=lambda kv: _natural(str(kv[0]))))
+        lines.append([("GPU fabric state: ", "bold"), (text, "")])
+    if topo.numa_nodes:
+        nodes = "; ".join(f"{clean(node)}: CPUs {clean(cpus) or '?'}"
+                          for node, cpus in sorted(topo.numa_nodes.items(), key=lambda kv: _natural(str(kv[0]))))
+        lines.append([("NUMA nodes: ", "bold"), (nodes, "")])
+    if topo.process_cpus:
+        lines.append([("This process may run on CPUs: ", "bold"), (clean(topo.process_cpus), "")])
+    return [[]] + lines if lines else []
+
+
+def _p2p_lines(topo: MachineTopology) -> list[Line]:
+    failing: dict[str, list[str]] = {}
+    for pair in sorted(topo.pairs, key=lambda p: (str(p.a), str(p.b))):
+        status = clean(pair.p2p_read).upper()
+        if status and status != "OK":
+            failing.setdefault(status, []).append(f"GPU{pair.a}-GPU{pair.b}")
+    if not failing:
+        return []
+    lines: list[Line] = [[], [("P2P read not OK:", "bold")]]
+    for status in sorted(failing):
+        meaning = P2P_MEANING.get(status, "not OK")
+        lines.append([("  ", ""), (status, WARN), (f" ({meaning}): " + ", ".join(failing[status]), "")])
+    return lines
+
+
+# ---------------------------------------------------------------- small things
+
+def _wrap(line: Line, width: int) -> list[Line]:
+    """Break a too-long line at spaces, keeping each word's style; continuation lines indented."""
+    if sum(len(text) for text, _ in line) <= width:
+        return [line]
+    first = "".join(text for text, _ in line)
+    indent = " " * min(len(first) - len(first.lstrip(" ")) + 6, width // 2)
+    out: list[Line] = []
+    current: Line = []
+    start = used = 0  # ``start``: where text begins on the current line (after the indent)
+
+    def new_line() -> None:
+        nonlocal current, start, used
+        out.append(current)
+        current, start, used = [(indent, "")], len(indent), len(indent)
+
+    for text, style in line:
+        for token in re.findall(r"\S+|\s+", text):
+            if token.isspace():
+                # keep the line's own indent; never start a continuation line with blanks
+                if (used > start or not out) and used + len(token) <= width:
+                    current.append((token, style))
+                    used += len(token)
+                continue
+            if used > start and used + len(token) > width:
+                new_line()
+            while used + len(token) > width:  # a word longer than a whole line: hard break
+                room = width - used
+                current.append((token[:room], style))
+                token = token[room:]
+                new_line()
+            current.append((token, style))
+            used += len(token)
+    out.append(current)
+    return out
+
+
+def _cut(text: str, limit: int) -> str:
+    return text if len(text) <= limit else text[: max(limit - 1, 0)] + "…"
+
+
+def _q(value: object) -> str:
+    return "?" if value is None else str(value)
+
+
+def _num(value: object) -> bool:
+    return isinstance(value, (int, float)) and not isinstance(value, bool)
+
+
+def _plural(count: int, word: str) -> str:
+    return f"{count} {word}" + ("" if count == 1 else "s")
+
+
+def _natural(label: str) -> tuple:
+    # NIC2 before NIC10.
+    # ASCII digits only: "²" is a digit to str.isdigit() but not to int().
+    return tuple((0, int(part), "") if part.isascii() and part.isdigit() else (1, 0, part)
+                 for part in re.split(r"([0-9]+)", str(label)))
+
+
+def _unique(items: Iterable[str]) -> list[str]:
+    seen: set[str] = set()
+    return [item for item in items if not (item in seen or seen.add(item))]
