@@ -9,7 +9,6 @@ from gpudoctor.facts.gpu_state import SLOWING_REASONS
 from gpudoctor.facts.health_model import GpuHealth
 
 EVIDENCE = ("nvml.json", "nvidia-smi-q-x.xml", "nvidia-smi.txt")
-SEVERITY_ORDER = {Severity.PROBLEM: 0, Severity.WARNING: 1, Severity.INFO: 2}
 # Reasons that mean the hardware protects itself (heat, power delivery): worth a warning under any load.
 HARDWARE_REASONS = ("hw_slowdown", "hw_thermal_slowdown", "hw_power_brake_slowdown", "sw_thermal_slowdown")
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections import defaultdict
 from typing import Any
 
-from gpudoctor.api import Finding, Fix, Severity, check, not_applicable, ok
+from gpudoctor.api import Finding, Fix, Severity, check, judged, not_applicable, ok
 from gpudoctor.results import Outcome
 
 from gpudoctor_checks import _health as h
@@ -112,8 +112,7 @@ def ecc(facts, ctx) -> Outcome:
     data = {str(g.index): {"enabled": g.ecc_enabled, "pending": g.ecc_pending, **vars(g.ecc)} for g in health}
     enabled = sum(1 for g in health if g.ecc_enabled)
     summary = f"ECC on for {enabled} of {len(health)} GPU(s)"
-    worst = [f for f in findings if f.severity in (Severity.PROBLEM, Severity.WARNING)]
-    return Outcome(worst[0].message if worst else summary + ", no uncorrectable errors", findings, data)
+    return judged(findings, data, summary + ", no uncorrectable errors")
 
 
 @check("HEALTH004", area="health", title="Memory: no retired pages or row remaps pending or failed")
@@ -141,10 +140,7 @@ def memory_repairs(facts, ctx) -> Outcome:
                            "remapped_uncorrectable": g.remapped_rows_uncorrectable,
                            "remap_pending": g.remapped_rows_pending, "remap_failure": g.remapped_rows_failure}
             for g in health}
-    worst = [f for f in findings if f.severity in (Severity.PROBLEM, Severity.WARNING)]
-    if worst:
-        return Outcome(worst[0].message, findings, data)
-    return ok(f"no memory repair pending or failed on {len(health)} GPU(s)", data, findings)
+    return judged(findings, data, f"no memory repair pending or failed on {len(health)} GPU(s)")
 
 
 @check("HEALTH005", area="health", title="InfoROM is valid")
@@ -205,10 +201,7 @@ def clocks(facts, ctx) -> Outcome:
     data = {str(g.index): {"reasons": g.clock_reasons_active, "temperature_c": g.temperature_c,
                            "slowdown_temp_c": g.slowdown_temp_c, "shutdown_temp_c": g.shutdown_temp_c}
             for g in health}
-    worst = [f for f in findings if f.severity in (Severity.PROBLEM, Severity.WARNING)]
-    if worst:
-        return Outcome(worst[0].message, findings, data)
-    return ok(f"no GPU held back by heat or power ({len(health) or len(states)} GPU(s))", data, findings)
+    return judged(findings, data, f"no GPU held back by heat or power ({len(health) or len(states)} GPU(s))")
 
 
 @check("HEALTH007", area="health", title="Xid errors in the kernel log, by meaning")
@@ -236,7 +229,5 @@ def xid_events(facts, ctx) -> Outcome:
     data = {"events": len(events),
             "by_code": [{"code": code, "pci": pci, "count": len(items), "last": items[-1].message}
                         for (code, pci), items in sorted(groups.items())]}
-    worst = sorted(findings, key=lambda f: h.SEVERITY_ORDER[f.severity])[0]
-    return Outcome(f"{len(events)} Xid event(s): " + ", ".join(f"{code}×{len(items)}"
-                                                              for (code, _), items in sorted(groups.items()))
-                   if worst.severity == Severity.INFO else worst.message, findings, data)
+    return judged(findings, data, f"{len(events)} Xid event(s): " + ", ".join(
+        f"{code}×{len(items)}" for (code, _), items in sorted(groups.items())))

@@ -13,7 +13,7 @@ import shlex
 from typing import Any
 
 from gpudoctor import kb
-from gpudoctor.api import Finding, Fix, Severity, check, not_applicable, ok
+from gpudoctor.api import Finding, Fix, Severity, check, not_applicable, ok, worst_finding
 from gpudoctor.facts.environment import resolve_visible_devices
 from gpudoctor.facts.gpu_state import SLOWING_REASONS
 from gpudoctor.facts.topology_model import nvlink_count
@@ -591,8 +591,7 @@ def bandwidth_vs_link(facts, ctx) -> Outcome:
                     f"{device_id}: device memory copy {number(d2d.gbps, 'GB/s')} "
                     f"({percent(d2d.gbps, spec.memory_bandwidth_gbs)} of the memory's {spec.memory_bandwidth_gbs:g} "
                     "GB/s; a copy reads and writes each byte)")))
-    worst = next((f for f in findings if f.severity is Severity.PROBLEM), None) or next(
-        (f for f in findings if f.severity is Severity.WARNING), None)
+    worst = worst_finding(findings)
     if worst is not None:
         return Outcome(worst.message, findings, data)
     infos = [f.message for f in findings if f.severity is Severity.INFO]
@@ -685,8 +684,7 @@ def peer_to_peer(facts, ctx) -> Outcome:
         elif row.gbps is not None:
             fine.append(f"{pair} {number(row.gbps, 'GB/s')}")
     data = {"pairs": pairs}
-    worst = next((f for f in findings if f.severity is Severity.PROBLEM), None) or next(
-        (f for f in findings if f.severity is Severity.WARNING), None)
+    worst = worst_finding(findings)
     if worst is not None:
         if len(findings) > 1:
             return Outcome(f"{worst.message} (+{len(findings) - 1} more pair(s))", findings, data)
@@ -795,7 +793,7 @@ def allreduce_works(facts, ctx) -> Outcome:
                 ("NCCL_DEBUG=INFO gpudoctor smoke --full", "nvidia-smi topo -m", "nvidia-smi topo -p2p r"))))
         elif expected:
             summary += f" ({percent(result.busbw_gbps, expected)} of {words})"
-    worst = next((f for f in findings if f.severity in (Severity.PROBLEM, Severity.WARNING)), None)
+    worst = worst_finding(findings)
     if worst is not None:
         return Outcome(worst.message, findings, data)
     summary += step

@@ -30,11 +30,13 @@ import re
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
-from gpudoctor.results import Finding, Fix, Outcome, Severity, not_applicable, ok, problem, warning
+from gpudoctor.results import (
+    Finding, Fix, Outcome, Severity, judged, not_applicable, ok, problem, warning, worst_finding,
+)
 
 __all__ = [
     "CheckSpec", "CheckContext", "check", "Finding", "Fix", "Outcome", "Severity",
-    "not_applicable", "ok", "problem", "warning", "info", "DOC_SECTIONS",
+    "not_applicable", "ok", "problem", "warning", "info", "judged", "worst_finding", "DOC_SECTIONS",
 ]
 
 CODE_PATTERN = re.compile(r"^[A-Z][A-Z0-9]*[0-9]{3}$")

@@ -98,6 +98,18 @@ def ok(summary: str, data: dict[str, Any] | None = None, findings: list[Finding]
     return Outcome(summary, list(findings or []), dict(data or {}))
 
 
+def worst_finding(findings: list[Finding]) -> Finding | None:
+    """The first problem, else the first warning; None when there are only notes."""
+    return next((f for f in findings if f.severity is Severity.PROBLEM), None) or next(
+        (f for f in findings if f.severity is Severity.WARNING), None)
+
+
+def judged(findings: list[Finding], data: dict[str, Any] | None, ok_summary: str) -> Outcome:
+    """An outcome summarised by its worst finding, or ``ok_summary`` when every finding is a note."""
+    worst = worst_finding(findings)
+    return Outcome(worst.message if worst else ok_summary, list(findings), dict(data or {}))
+
+
 def not_applicable(reason: str, data: dict[str, Any] | None = None) -> Outcome:
     """The check has nothing to judge here (no GPU, evidence not collected, gate not asked for)."""
     return Outcome(reason, [], dict(data or {}), applicable=False)

@@ -53,6 +53,7 @@ SPECS_FILE = "gpu_specs.json"
 PCIE_FILE = "pcie.json"
 XID_FILE = "xid.json"
 HEALTH_FILE = "health_limits.json"
+NVLINK_FILE = "nvlink.json"
 XID_SEVERITIES = ("problem", "warning", "info")
 XID_CATEGORIES = ("hardware", "driver", "application", "memory", "nvlink", "thermal", "power", "unknown")
 # The one placeholder gpudoctor.kb.xid fills in; any other "{...}" or "<...>" would reach the user unfilled.
@@ -785,6 +786,30 @@ def _match_in(gpus: list[dict[str, Any]], spelled: str) -> int | None:
     return None
 
 
+def _check_nvlink_file(data: dict[str, Any], errors: list[str]) -> dict[str, int]:
+    """NVLink generations: links x per-link rate must give the GPU's total, generations ascend."""
+    name = NVLINK_FILE
+    sources = _check_header(name, data, errors)
+    rows = _rows(name, data, "rows", errors)
+    previous = 0
+    for row in rows:
+        generation = row.get("generation")
+        where = f"{name}: NVLink {generation!r}"
+        _check_sources(where, row, sources, errors)
+        links, per_link, total = row.get("links_per_gpu"), row.get("link_gbs_duplex"), row.get("gpu_gbs_duplex")
+        if not isinstance(generation, int) or generation <= previous:
+            errors.append(f"{where}: generations must be integers in ascending order")
+            continue
+        previous = generation
+        if not all(isinstance(v, (int, float)) and not isinstance(v, bool) and v > 0 for v in (links, per_link, total)):
+            errors.append(f"{where}: links_per_gpu, link_gbs_duplex and gpu_gbs_duplex must be positive numbers")
+        elif abs(links * per_link - total) > 0.01:
+            errors.append(f"{where}: {links} links x {per_link} GB/s is not the GPU's {total} GB/s")
+        if not _nonempty(row.get("architecture")):
+            errors.append(f"{where}: no architecture")
+    return {"generations": len(rows)}
+
+
 def validate(data_dir: pathlib.Path | str | None = None) -> list[str]:
     """Every problem found in the data files under ``data_dir`` (default: the shipped ones)."""
     errors: list[str] = []
@@ -827,6 +852,9 @@ def validate_with_counts(data_dir: pathlib.Path | str | None, errors: list[str])
     health = _load(base / HEALTH_FILE, errors)
     if health is not None:
         counts[HEALTH_FILE] = _check_health_file(health, errors)
+    nvlink = _load(base / NVLINK_FILE, errors)
+    if nvlink is not None:
+        counts[NVLINK_FILE] = _check_nvlink_file(nvlink, errors)
     return counts
 
 

@@ -41,3 +41,39 @@ def fixture_files(subdir: str, pattern: str = "*.txt") -> list[pathlib.Path]:
 
 def read_fixture(path: pathlib.Path) -> str:
     return path.read_text(encoding="utf-8", errors="replace")
+
+
+def fixture_text(relative: str) -> str:
+    """One real fixture's text by its path under the corpus (``"B/nccl-1439-....txt"``); skips when absent."""
+    full = real_fixtures_dir() / relative
+    if not full.exists():
+        pytest.skip(f"real fixture {relative} not available")
+    return read_fixture(full)
+
+
+KB_DATA = REPO / "gpudoctor" / "kb" / "data"
+
+
+def load_script(name: str):
+    """A module from ``scripts/`` (not a package), loaded by path."""
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location(name, REPO / "scripts" / f"{name}.py")
+    module = importlib.util.module_from_spec(spec)
+    assert spec.loader is not None
+    spec.loader.exec_module(module)
+    return module
+
+
+def validate_broken_copy(tmp_path: pathlib.Path, filename: str, change) -> list[str]:
+    """kb_validate's errors for a copy of the shipped data in which ``change(data)`` altered one file."""
+    import json
+    import shutil
+
+    target = tmp_path / "data"
+    shutil.copytree(KB_DATA, target)
+    path = target / filename
+    data = json.loads(path.read_text(encoding="utf-8"))
+    change(data)
+    path.write_text(json.dumps(data), encoding="utf-8")
+    return load_script("kb_validate").validate(target)

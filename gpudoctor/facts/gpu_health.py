@@ -17,7 +17,8 @@ from typing import Any
 from gpudoctor.facts.gpu_state import parse_gpu_states_xml
 from gpudoctor.facts.health_model import EccCounts, GpuHealth
 from gpudoctor.facts.nvidia_smi_text import known, parse_int
-from gpudoctor.facts.nvidia_smi_xml import _parse_tolerant
+from gpudoctor.facts.nvidia_smi_xml import log_root
+from gpudoctor.facts.tolerant import never_raises
 from gpudoctor.evidence.nvml_probe import NVML_ERROR_NAMES
 from gpudoctor.facts.nvml import brand_name
 from gpudoctor.facts.nvml_topology import FABRIC_STATES
@@ -131,6 +132,7 @@ def _from_nvml_record(record: dict[str, Any]) -> tuple[GpuHealth, bool]:
     return health, mask is not None and mask >= 0
 
 
+@never_raises(list)
 def _nvml_records(data: Any) -> list[tuple[GpuHealth, bool]]:
     if not isinstance(data, dict) or _dict(data.get("init")).get("ok") is not True:
         return []
@@ -138,16 +140,9 @@ def _nvml_records(data: Any) -> list[tuple[GpuHealth, bool]]:
     return [_from_nvml_record(record) for record in devices if isinstance(record, dict)]
 
 
-def _safe_nvml_records(data: Any) -> list[tuple[GpuHealth, bool]]:
-    try:
-        return _nvml_records(data)
-    except Exception:  # noqa: BLE001 - a parser bug must not become a crash of the doctor
-        return []
-
-
 def health_from_nvml(data: Any) -> list[GpuHealth]:
     """Each GPU's health from the NVML probe's record; [] when NVML did not answer."""
-    return [health for health, _known in _safe_nvml_records(data)]
+    return [health for health, _known in _nvml_records(data)]
 
 
 # --------------------------------------------------------------------------- nvidia-smi -q -x
@@ -247,18 +242,8 @@ def _xml_gpu(element: ET.Element, index: int | None) -> GpuHealth:
     return health
 
 
-def _xml_root(text: str) -> ET.Element | None:
-    start = text.find("<nvidia_smi_log")
-    if start < 0:
-        return None
-    end = text.find("</nvidia_smi_log>", start)
-    body = text[start:end + len("</nvidia_smi_log>")] if end > start else text[start:]
-    root, _damage = _parse_tolerant(body.encode("utf-8", errors="replace").decode("utf-8"))
-    return root
-
-
 def _from_xml(text: str) -> list[GpuHealth]:
-    root = _xml_root(text)
+    root, _damage = log_root(text)
     if root is None:
         return []
     elements = root.findall("gpu")
@@ -274,14 +259,10 @@ def _from_xml(text: str) -> list[GpuHealth]:
     return healths
 
 
+@never_raises(list)
 def health_from_xml(text: Any) -> list[GpuHealth]:
     """Each GPU's health from ``nvidia-smi -q -x`` (schemas v8 to v13, damaged XML gives what it holds)."""
-    if not isinstance(text, str):
-        return []
-    try:
-        return _from_xml(text)
-    except Exception:  # noqa: BLE001 - a parser bug must not become a crash of the doctor
-        return []
+    return _from_xml(text) if isinstance(text, str) else []
 
 
 # --------------------------------------------------------------------------- the plain table
@@ -337,13 +318,9 @@ def _from_table(text: str) -> list[tuple[GpuHealth, bool]]:
     return list(healths.values())
 
 
+@never_raises(list)
 def _table_entries(text: Any) -> list[tuple[GpuHealth, bool]]:
-    if not isinstance(text, str):
-        return []
-    try:
-        return _from_table(text)
-    except Exception:  # noqa: BLE001 - a parser bug must not become a crash of the doctor
-        return []
+    return _from_table(text) if isinstance(text, str) else []
 
 
 def health_from_table(text: Any) -> list[GpuHealth]:
@@ -382,7 +359,7 @@ def _evidence(evidence: Any, name: str, method: str) -> Any:
 
 def gpu_health(evidence: Any) -> list[GpuHealth]:
     """Every GPU's health: NVML first, its gaps filled from the XML, lost GPUs added from the table."""
-    nvml = _safe_nvml_records(_evidence(evidence, "nvml.json", "json"))
+    nvml = _nvml_records(_evidence(evidence, "nvml.json", "json"))
     xml = health_from_xml(_evidence(evidence, "nvidia-smi-q-x.xml", "text"))
     # nvidia-smi may print its "Unable to determine the device handle" lines on stderr, so read both streams,
     # and the XML query's stderr too: it names the lost GPUs its XML leaves out.

@@ -16,7 +16,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from gpudoctor.facts.nvidia_smi_text import known, parse_int, parse_mib
-from gpudoctor.facts.nvidia_smi_xml import _parse_tolerant
+from gpudoctor.facts.nvidia_smi_xml import log_root
+from gpudoctor.facts.tolerant import never_raises
 from gpudoctor.facts.pci_address import normalize_bus_id
 
 MAX_PROCESSES = 200
@@ -87,23 +88,14 @@ def _percent(text: Any) -> int | None:
 # --------------------------------------------------------------------------- nvidia-smi -q -x
 
 
+@never_raises(list)
 def parse_gpu_states_xml(text: Any) -> list[GpuState]:
     """Each GPU's conditions from ``nvidia-smi -q -x`` output (damaged XML gives what it holds)."""
-    if not isinstance(text, str):
-        return []
-    try:
-        return _from_xml(text)
-    except Exception:  # noqa: BLE001 - a parser bug must not become a crash of the doctor
-        return []
+    return _from_xml(text) if isinstance(text, str) else []
 
 
 def _from_xml(text: str) -> list[GpuState]:
-    start = text.find("<nvidia_smi_log")
-    if start < 0:
-        return []
-    end = text.find("</nvidia_smi_log>", start)
-    body = text[start:end + len("</nvidia_smi_log>")] if end > start else text[start:]
-    root, _damage = _parse_tolerant(body.encode("utf-8", errors="replace").decode("utf-8"))
+    root, _damage = log_root(text)
     if root is None:
         return []
     elements = root.findall("gpu")

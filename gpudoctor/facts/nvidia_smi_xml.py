@@ -41,16 +41,8 @@ def _parse(text: str) -> SmiReport:
         error = classify_smi_error(text) or SmiError("unparsable", "no <nvidia_smi_log> element in the output")
         return SmiReport(error=error)
 
-    # Parse from the root element on: that drops a prompt line, the XML
-    # declaration and the DOCTYPE.  Without the DOCTYPE expat never sees an
-    # entity declaration, so a hostile snapshot cannot expand entities.
     dtd = _DTD.search(text, 0, start)
-    end = text.find(_ROOT_END, start)  # the first document only (-l loops print several)
-    body = text[start : end + len(_ROOT_END)] if end > start else text[start:]
-
-    # Text decoded with surrogateescape carries lone surrogates, which expat cannot encode.
-    body = body.encode("utf-8", errors="replace").decode("utf-8")
-    root, damage = _parse_tolerant(body)
+    root, damage = log_root(text)
     if root is None:
         return SmiReport(error=SmiError("unparsable", f"XML could not be parsed: {damage}"))
 
@@ -69,6 +61,21 @@ def _parse(text: str) -> SmiReport:
     if damage is not None:
         report.error = SmiError("truncated", f"XML ends early or is damaged: {damage}")
     return report
+
+
+def log_root(text: str) -> tuple[ET.Element | None, str | None]:
+    """The ``<nvidia_smi_log>`` element of the first document in ``text``, and the parse damage, if any.
+
+    Parsing starts at the root element: that drops a prompt line, the XML declaration and the DOCTYPE.
+    Without the DOCTYPE expat never sees an entity declaration, so a hostile snapshot cannot expand entities.
+    """
+    start = text.find(_ROOT_TAG)
+    if start < 0:
+        return None, "no <nvidia_smi_log> element"
+    end = text.find(_ROOT_END, start)  # the first document only (-l loops print several)
+    body = text[start : end + len(_ROOT_END)] if end > start else text[start:]
+    # Text decoded with surrogateescape carries lone surrogates, which expat cannot encode.
+    return _parse_tolerant(body.encode("utf-8", errors="replace").decode("utf-8"))
 
 
 def _parse_tolerant(body: str) -> tuple[ET.Element | None, str | None]:

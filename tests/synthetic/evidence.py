@@ -79,3 +79,18 @@ SYNTHETIC_PROC_DRIVER_535 = (
     "NVRM version: NVIDIA UNIX x86_64 Kernel Module  535.54.03  Tue Jun  6 22:20:39 UTC 2023\n"
     "GCC version:  gcc version 12.2.0 (Debian 12.2.0-14)\n"
 )
+
+
+def judge(check_spec, evidence: Evidence):
+    """Run one check as the runner does (crashes contained) and fail the test if it crashed."""
+    from gpudoctor.results import Status
+    from gpudoctor.runner import run_check
+
+    result = run_check(check_spec, Facts(evidence), CheckContext())
+    assert result.status is not Status.CRASHED, result.traceback
+    return result
+
+
+def messages(result, severity=None) -> list[str]:
+    """The findings' messages, of one severity or all."""
+    return [f.message for f in result.findings if severity is None or f.severity is severity]

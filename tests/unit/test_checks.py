@@ -13,18 +13,13 @@ from gpudoctor.registry import load_registry
 from gpudoctor.results import Status
 from gpudoctor.runner import run_check
 from gpudoctor_checks import cuda, devices, driver, environment, gpus, nvml, pci
-from tests.conftest import real_fixtures_dir
+from tests.conftest import fixture_text
 from tests.synthetic.evidence import (
     NO_GPU_SCAN, SYNTHETIC_PROC_DRIVER_535, SYNTHETIC_PROC_MODULES_NOUVEAU, SYNTHETIC_PROC_MODULES_NVIDIA,
     make_evidence, pci_scan, run,
 )
 
 
-def fixture_text(path: str) -> str:
-    full = real_fixtures_dir() / path
-    if not full.exists():
-        pytest.skip(f"real fixture {path} not available")
-    return full.read_text(errors="replace")
 
 
 # --- the registry and the documentation contract ------------------------------------------------------

@@ -6,33 +6,18 @@ kernel-log lines, named so, for states no public capture shows (a lost GPU, a pe
 
 from __future__ import annotations
 
-import pytest
 
-from gpudoctor.api import CheckContext
-from gpudoctor.facts.facts import Facts
 from gpudoctor.results import Severity, Status
-from gpudoctor.runner import run_check
 from gpudoctor_checks import gpus, health
-from tests.conftest import real_fixtures_dir
+from tests.conftest import fixture_text
 from tests.synthetic import nvml_records
-from tests.synthetic.evidence import make_evidence
+from tests.synthetic.evidence import judge, make_evidence, messages
 
 
-def fixture_text(path: str) -> str:
-    full = real_fixtures_dir() / path
-    if not full.exists():
-        pytest.skip(f"real fixture {path} not available")
-    return full.read_text(errors="replace")
 
 
-def judge(spec, evidence):
-    result = run_check(spec, Facts(evidence), CheckContext())
-    assert result.status is not Status.CRASHED, result.traceback
-    return result
 
 
-def messages(result, severity=None) -> list[str]:
-    return [f.message for f in result.findings if severity is None or f.severity is severity]
 
 
 # SYNTHETIC kernel-log lines in the driver's own format (failure-modes #24 quotes the Xid 79 one verbatim).

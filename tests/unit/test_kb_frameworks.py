@@ -7,7 +7,6 @@ fixtures E/F.  Cases whose inputs were made up for the test say "synthetic" in t
 
 from __future__ import annotations
 
-import importlib.util
 import json
 import re
 import shutil
@@ -19,22 +18,16 @@ from hypothesis import strategies as st
 from gpudoctor import kb
 from gpudoctor.errors import UsageError
 from gpudoctor.kb import describe
-from tests.conftest import REPO, fixture_files, read_fixture
+from tests.conftest import load_script, REPO, fixture_files, read_fixture
 from tests.strategies import fixture_named, json_like
 
 DATA = REPO / "gpudoctor" / "kb" / "data"
 REFERENCE = REPO.parent / "shared" / "reference" / "compat.json"
 
 
-def _load_script(name: str):
-    spec = importlib.util.spec_from_file_location(name, REPO / "scripts" / f"{name}.py")
-    module = importlib.util.module_from_spec(spec)
-    assert spec.loader is not None
-    spec.loader.exec_module(module)
-    return module
 
 
-kb_refresh = _load_script("kb_refresh")
+kb_refresh = load_script("kb_refresh")
 
 # --------------------------------------------------------------------------- arch coverage
 

@@ -2,10 +2,7 @@
 
 from __future__ import annotations
 
-import importlib.util
 import json
-import pathlib
-import shutil
 
 import pytest
 from hypothesis import given
@@ -16,23 +13,17 @@ from gpudoctor.facts.lspci import parse_link_status
 from gpudoctor.facts.nvidia_smi_text import parse_nvidia_smi_text
 from gpudoctor.facts.nvidia_smi_xml import parse_nvidia_smi_xml
 from gpudoctor.kb import describe
-from tests.conftest import REPO, fixture_files, read_fixture, real_fixtures_dir
+from tests.conftest import load_script, validate_broken_copy, REPO, fixture_files, read_fixture, real_fixtures_dir
 from tests.strategies import any_code_points, json_like
 
 DATA = REPO / "gpudoctor" / "kb" / "data"
 REFERENCE = REPO.parent / "shared" / "reference" / "compat.json"
 
 
-def _script(name: str):
-    spec = importlib.util.spec_from_file_location(name, REPO / "scripts" / f"{name}.py")
-    module = importlib.util.module_from_spec(spec)
-    assert spec.loader is not None
-    spec.loader.exec_module(module)
-    return module
 
 
-kb_validate = _script("kb_validate")
-kb_refresh = _script("kb_refresh")
+kb_validate = load_script("kb_validate")
+kb_refresh = load_script("kb_refresh")
 
 
 # --------------------------------------------------------------------------- names as the tools print them
@@ -183,16 +174,6 @@ def test_validator_passes_the_shipped_files():
     assert kb_validate.validate() == []
 
 
-def _broken(tmp_path: pathlib.Path, filename: str, change) -> list[str]:
-    target = tmp_path / "data"
-    shutil.copytree(DATA, target)
-    path = target / filename
-    data = json.loads(path.read_text(encoding="utf-8"))
-    change(data)
-    path.write_text(json.dumps(data), encoding="utf-8")
-    return kb_validate.validate(target)
-
-
 def _row(data, gpu):
     return next(row for row in data["gpus"] if row["gpu"] == gpu)
 
@@ -208,9 +189,12 @@ def _row(data, gpu):
     ("gpu_specs.json", lambda d: _row(d, "A10").update(names="NVIDIA A10"), "names is not a list of names"),
     ("pcie.json", lambda d: d["rows"][2].update(x16_gb_s_per_dir=20.0), "is not 16 lanes of"),
     ("pcie.json", lambda d: d["rows"].append(dict(d["rows"][0])), "duplicate generation"),
+    ("nvlink.json", lambda d: d["rows"][3].update(links_per_gpu=12), "12 links x 50.0 GB/s is not the GPU's 900.0"),
+    ("nvlink.json", lambda d: d["rows"].reverse(), "ascending order"),
+    ("nvlink.json", lambda d: d["rows"][0].update(sources=["NOPE"]), "NOPE"),
 ])
 def test_validator_catches_broken_copies(tmp_path, filename, change, words):
-    errors = _broken(tmp_path, filename, change)
+    errors = validate_broken_copy(tmp_path, filename, change)
     assert any(words in error for error in errors), errors
 
 
@@ -241,3 +225,14 @@ def test_kb_topics_and_info():
     assert describe.render_kb_text(topic="gpu-specs") == specs
     pcie = describe.render_kb_text(topic="pcie")
     assert "128b/130b" in pcie and "15.75" in pcie and "PCIE_WIKI" in pcie
+
+
+@pytest.mark.parametrize(("name", "links"), [
+    ("NVIDIA H100 80GB HBM3", 18), ("NVIDIA H200", 18), ("NVIDIA A100-SXM4-80GB", 12), ("Tesla V100-SXM2-32GB", 6),
+    ("NVIDIA B200", 18), ("NVIDIA H100 PCIe", None), ("NVIDIA GeForce RTX 4090", None), ("no such GPU", None),
+    (None, None), (42, None),
+])
+def test_expected_nvlinks_from_the_spec_sheet_and_the_generation(name, links):
+    from gpudoctor.kb.gpu_specs import expected_nvlinks
+
+    assert expected_nvlinks(name) == links

@@ -2,28 +2,20 @@
 
 from __future__ import annotations
 
-import importlib.util
 import json
 import pathlib
 import shutil
 
 import pytest
 
-from tests.conftest import REPO
+from tests.conftest import load_script, REPO
 
-SCRIPT = REPO / "scripts" / "kb_validate.py"
 DATA = REPO / "gpudoctor" / "kb" / "data"
 
 
-def _load_script():
-    spec = importlib.util.spec_from_file_location("kb_validate", SCRIPT)
-    module = importlib.util.module_from_spec(spec)
-    assert spec.loader is not None
-    spec.loader.exec_module(module)
-    return module
 
 
-kb_validate = _load_script()
+kb_validate = load_script("kb_validate")
 
 
 def test_shipped_data_has_no_errors():

@@ -2,12 +2,9 @@
 
 from __future__ import annotations
 
-import importlib.util
 import json
-import pathlib
 import re
 import shlex
-import shutil
 
 import pytest
 from hypothesis import given
@@ -17,7 +14,7 @@ from gpudoctor import kb
 from gpudoctor.errors import UsageError
 from gpudoctor.facts.nvidia_smi_xml import parse_nvidia_smi_xml
 from gpudoctor.kb import describe, xid
-from tests.conftest import REPO, fixture_files, read_fixture
+from tests.conftest import load_script, validate_broken_copy, REPO, fixture_files, read_fixture
 from tests.strategies import any_code_points, json_like
 
 DATA = REPO / "gpudoctor" / "kb" / "data"
@@ -28,15 +25,9 @@ REQUIRED = (8, 13, 31, 32, 38, 43, 45, 48, 61, 62, 63, 64, 68, 69, 74, 79, 92, 9
             140, 143, 144, 145, 146, 147, 148, 149, 150, 154)
 
 
-def _script(name: str):
-    spec = importlib.util.spec_from_file_location(name, REPO / "scripts" / f"{name}.py")
-    module = importlib.util.module_from_spec(spec)
-    assert spec.loader is not None
-    spec.loader.exec_module(module)
-    return module
 
 
-kb_validate = _script("kb_validate")
+kb_validate = load_script("kb_validate")
 
 
 # --------------------------------------------------------------------------- Xid lookups
@@ -282,14 +273,6 @@ def test_validator_passes_the_shipped_files():
     assert kb_validate.validate() == []
 
 
-def _broken(tmp_path: pathlib.Path, filename: str, change) -> list[str]:
-    target = tmp_path / "data"
-    shutil.copytree(DATA, target)
-    path = target / filename
-    data = json.loads(path.read_text(encoding="utf-8"))
-    change(data)
-    path.write_text(json.dumps(data), encoding="utf-8")
-    return kb_validate.validate(target)
 
 
 def _xid(data, code):
@@ -317,5 +300,5 @@ def _limit(data, name):
     ("health_limits.json", lambda d: d["persistence"]["other_brands"].append("Tesla"), "share ['tesla']"),
 ])
 def test_validator_catches_broken_copies(tmp_path, filename, change, words):
-    errors = _broken(tmp_path, filename, change)
+    errors = validate_broken_copy(tmp_path, filename, change)
     assert any(words in error for error in errors), errors
