@@ -14,6 +14,7 @@ It measures, in one interleaved run (one untimed warm-up of each command first):
   gd-version     gpudoctor --version
   bare-python    python -c pass                       (gpudoctor's interpreter)
   gd-check-from  gpudoctor check --from SNAPSHOT      (written by 'gpudoctor collect')
+  gd-topo        gpudoctor topo                       (the topology sources only, and the TOPO checks)
 
 and compares them with the project's speed targets. It also prints what each of
 gd-check-torch and collect_env found out about that torch, side by side. Stdlib only. The peers' venvs are
@@ -50,6 +51,7 @@ TARGETS = [
      0.6, "<="),
     ("version_overhead_ms", "gpudoctor --version - python -c pass", "diff_ms", "gd-version", "bare-python", 80.0, "<="),
     ("check_from_s", "gpudoctor check --from SNAPSHOT", "abs_s", "gd-check-from", None, 0.5, "<"),
+    ("topo_vs_check", "gpudoctor topo / gpudoctor check", "ratio", "gd-topo", "gd-check", 1.0, "<="),
 ]
 
 
@@ -498,6 +500,7 @@ def main(argv: list[str] | None = None) -> int:
         "gd-check-from": {"argv": [str(gd), "check", "--from", str(snap)],
                           "display": "gpudoctor check --from SNAPSHOT",
                           "skipped": None if snapshot_ok else "no snapshot"},
+        "gd-topo": {"argv": [str(gd), "topo"], "display": "gpudoctor topo"},
     }
     active = [n for n, b in benches.items() if not b.get("skipped")]
 

@@ -104,13 +104,6 @@ def gpu_for_device(facts: Any, found: Any) -> Any:
     return gpus[0] if gpus and len(shapes) == 1 and not bus else None
 
 
-def pci_for(facts: Any, bus_id: str | None) -> Any:
-    bus = normalize_bus_id(bus_id)
-    if not bus:
-        return None
-    return next((d for d in facts.pci_devices if normalize_bus_id(d.address) == bus), None)
-
-
 def spec_for(facts: Any, found: Any) -> kb.GpuSpec | None:
     """The spec sheet for a smoke device: by the framework's name, else by the driver's."""
     spec = kb.gpu_spec_for_name(getattr(found, "name", None))
@@ -179,21 +172,30 @@ class Link:
         return f"Gen{gen} x{width}" if gen and width else "unknown"
 
 
-def link_for(facts: Any, found: Any) -> Link | None:
-    """The PCIe link of the GPU behind a smoke device as the evidence saw it: nvidia-smi/NVML, else sysfs."""
+def topo_gpu_for(facts: Any, found: Any) -> Any:
+    """The merged topology's record (TopoGpu) of the physical GPU behind a smoke device, or None."""
     gpu = gpu_for_device(facts, found)
-    bus = (gpu.bus_id if gpu is not None else None) or getattr(found, "pci_bus_id", None)
-    pci = pci_for(facts, bus)
-    numa = pci.numa_node if pci is not None else None
-    if gpu is not None and gpu.pcie_gen_current and gpu.pcie_width_current:
-        return Link(gpu.pcie_gen_current, gpu.pcie_width_current, gpu.pcie_gen_max, gpu.pcie_width_max,
-                    "nvidia-smi", numa)
-    if pci is not None:
-        gen_now = kb.pcie_gen_for_speed(pci.current_link_speed)
-        if gen_now and pci.current_link_width:
-            return Link(gen_now, pci.current_link_width, kb.pcie_gen_for_speed(pci.max_link_speed),
-                        pci.max_link_width, "sysfs", numa)
+    bus = normalize_bus_id((gpu.bus_id if gpu is not None else None) or getattr(found, "pci_bus_id", None))
+    gpus = facts.machine_topology.gpus
+    if bus:
+        match = next((g for g in gpus if g.bus_id and normalize_bus_id(g.bus_id) == bus), None)
+        if match is not None:
+            return match
+    if gpu is not None and gpu.index is not None:
+        return next((g for g in gpus if g.index == gpu.index), None)
     return None
+
+
+def link_for(facts: Any, found: Any) -> Link | None:
+    """The PCIe link of the GPU behind a smoke device as the evidence saw it (NVML / nvidia-smi, else sysfs)."""
+    gpu = topo_gpu_for(facts, found)
+    if gpu is None:
+        return None
+    link = gpu.pcie
+    if not link.gen_current or not link.width_current:
+        return Link(None, None, None, None, "unknown", gpu.numa_node) if gpu.numa_node is not None else None
+    return Link(link.gen_current, link.width_current, link.gen_max, link.width_max,
+                "sysfs" if link.source == "sysfs" else "nvidia-smi", gpu.numa_node)
 
 
 def link_or_spec(facts: Any, found: Any) -> Link | None:
@@ -210,15 +212,9 @@ def link_or_spec(facts: Any, found: Any) -> Link | None:
 
 def numa_nodes(facts: Any) -> set[int]:
     nodes = {d.numa_node for d in facts.pci_devices if d.numa_node is not None}
-    topo = topology(facts)
-    if topo is not None:
-        nodes |= set(topo.numa_affinity.values())
-    return nodes
+    return nodes | {g.numa_node for g in facts.machine_topology.gpus if g.numa_node is not None}
 
 
 def numa_node_of(facts: Any, found: Any) -> int | None:
-    link = link_for(facts, found)
-    if link is not None and link.numa_node is not None:
-        return link.numa_node
-    topo, index = topology(facts), smi_index(facts, found)
-    return topo.numa_affinity.get(index) if topo is not None and index is not None else None
+    gpu = topo_gpu_for(facts, found)
+    return gpu.numa_node if gpu is not None else None

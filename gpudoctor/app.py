@@ -158,14 +158,31 @@ def _run_smoke(args: Any, show_progress: bool):
     return item
 
 
-def _import_what_the_report_needs(output_format: str) -> None:
+def _import_what_the_report_needs(output_format: str, extra: tuple[str, ...] = ()) -> None:
     """Import the parsers, runner and renderer while collection runs: after it, only work is left."""
     import importlib
 
     renderer = {"json": "json_report", "markdown": "markdown"}.get(output_format, "terminal")
     for module in ("gpudoctor.facts.facts", "gpudoctor.facts.framework_probe", "gpudoctor.runner",
-                   f"gpudoctor.render.{renderer}"):
+                   f"gpudoctor.render.{renderer}", *extra):
         importlib.import_module(module)
+
+
+def _collect_while_importing(collect_call: Callable[[], Any], output_format: str,
+                             extra: tuple[str, ...] = ()) -> tuple[Any, Any]:
+    """Collect live evidence and, meanwhile, load the checks and the renderers: (evidence, registry).
+
+    Commands run in subprocesses, so the imports overlap them instead of following them.
+    """
+    from concurrent.futures import ThreadPoolExecutor
+
+    with ThreadPoolExecutor(max_workers=1) as pool:
+        pending = pool.submit(collect_call)
+        from gpudoctor.registry import load_registry
+
+        registry = load_registry()
+        _import_what_the_report_needs(output_format, extra)
+        return pending.result(), registry
 
 
 def _target_python(args: Any):
@@ -187,21 +204,13 @@ def cmd_check(args: Any) -> int:
         evidence = read_snapshot(args.from_path)
         registry = load_registry()
     else:
-        from concurrent.futures import ThreadPoolExecutor
-
         from gpudoctor.evidence.collect import collect
 
         target = _target_python(args)
         started = time.perf_counter()
-        # Commands run in subprocesses; importing the checks meanwhile hides that import time.
-        with ThreadPoolExecutor(max_workers=1) as pool:
-            pending = pool.submit(collect, timeout=args.timeout, target=target, frameworks=args.frameworks,
-                                  probe_timeout=args.probe_timeout)
-            from gpudoctor.registry import load_registry
-
-            registry = load_registry()
-            _import_what_the_report_needs(args.format)
-            evidence = pending.result()
+        evidence, registry = _collect_while_importing(
+            lambda: collect(timeout=args.timeout, target=target, frameworks=args.frameworks,
+                            probe_timeout=args.probe_timeout), args.format)
         collect_s = time.perf_counter() - started
         if args.smoke:
             evidence.add(_run_smoke(args, show_progress=args.format == "text"))
@@ -276,6 +285,7 @@ def cmd_topo(args: Any) -> int:
 
     if args.svg and args.svg != "-":
         _refuse_existing(args.svg, args.force)  # before collecting, not after
+    registry = None
     if args.from_path:
         from gpudoctor.evidence.snapshot import read_snapshot
 
@@ -284,8 +294,11 @@ def cmd_topo(args: Any) -> int:
         from gpudoctor.evidence.collect import collect
         from gpudoctor.evidence.sources import TOPOLOGY_SOURCES
 
-        evidence = collect(timeout=args.timeout, sources=TOPOLOGY_SOURCES)
-    report, load_errors = build_report(evidence, {}, ["TOPO"], None)
+        evidence, registry = _collect_while_importing(
+            lambda: collect(timeout=args.timeout, sources=TOPOLOGY_SOURCES), args.format,
+            ("gpudoctor.facts.topology", "gpudoctor.facts.nvml_topology", "gpudoctor.render.topology_json",
+             "gpudoctor.render.topology_text"))
+    report, load_errors = build_report(evidence, {}, ["TOPO"], None, registry=registry)
     topo = Facts(evidence).machine_topology
     if args.svg:
         from gpudoctor.render.topology_svg import render_topology_svg
