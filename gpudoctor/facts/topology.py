@@ -101,6 +101,11 @@ def build_topology(facts: Any) -> MachineTopology:
     if not indices and matrix is not None:
         indices = list(matrix.gpus)
     by_index = {gpu.index: gpu for gpu in inventory}
+    # An empty "CPU Affinity" cell means no CPU of the caller's (cgroup-limited) set is near that GPU, but only
+    # when some other GPU's cell is filled: Windows drivers leave every cell empty, which says nothing.
+    printed_affinity = dict(matrix.cpu_affinity) if matrix is not None else {}
+    if printed_affinity and not any(printed_affinity.values()):
+        printed_affinity = {}
     for index in sorted(set(indices)):
         info = by_index.get(index)
         bus = info.bus_id if info else None
@@ -119,7 +124,7 @@ def build_topology(facts: Any) -> MachineTopology:
         gpu.numa_node = next((value for value in numa_candidates if value is not None), None)
         cpu_candidates = [device.local_cpulist if device else None,
                           from_nvml.cpu_affinity if from_nvml else None,
-                          matrix.cpu_affinity.get(index) if matrix else None]
+                          printed_affinity.get(index)]
         gpu.cpu_affinity = next((value for value in cpu_candidates if value is not None), None)
         gpu.nvlink = (from_nvml.nvlink if from_nvml and from_nvml.nvlink is not None
                       else nvlinks.get(index) if nvlinks else None)

@@ -111,6 +111,14 @@ def nvlink_text(state: NvLinkState | None) -> str | None:
 
 # ---------------------------------------------------------------- rendering
 
+def _affinity_cell(cpus: str | None) -> str:
+    # nvidia-smi prints the cell empty when none of the caller's CPUs (a Slurm or container cgroup) is near
+    # the GPU; "?" is for not knowing at all.
+    if cpus == "":
+        return "none"
+    return clean(cpus) or "?"
+
+
 def render_topology_text(topo: MachineTopology, color: bool = False, width: int = 100) -> str:
     """The topology as terminal text at most ``width`` columns wide; ANSI colour through rich when ``color``."""
     width = max(int(width), MIN_WIDTH)
@@ -165,7 +173,7 @@ def _matrix(topo: MachineTopology, gpus: list[int], nics: list[str], width: int)
     nic_columns = [path_column(_cut(clean(nic), longest), [topo.nics_links.get((a, nic)) or "?" for a in gpus])
                    for nic in nics]
     by_index = {gpu.index: gpu for gpu in topo.gpus}
-    affinity = [_cut(clean(getattr(by_index.get(a), "cpu_affinity", None)) or "?", longest) for a in gpus]
+    affinity = [_cut(_affinity_cell(getattr(by_index.get(a), "cpu_affinity", None)), longest) for a in gpus]
     numa = [_cut(clean(_q(getattr(by_index.get(a), "numa_node", None))), longest) for a in gpus]
     info_columns = [_Column("CPU Affinity", affinity, [""] * len(gpus)), _Column("NUMA", numa, [""] * len(gpus))]
 
@@ -247,6 +255,8 @@ def _gpu_lines(topo: MachineTopology, gpus: list[int]) -> list[Line]:
             where.append(f"NUMA {clean(gpu.numa_node)}")
         if gpu.cpu_affinity:
             where.append(f"CPUs {clean(gpu.cpu_affinity)}")
+        elif gpu.cpu_affinity == "":
+            where.append("no CPU of this job near it")
         if where:
             first.append(("  " + ", ".join(where), ""))
         lines.append(first)
