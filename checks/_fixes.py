@@ -20,6 +20,13 @@ def _family(os_release) -> str:
     return "unknown"
 
 
+# The generator writes the same steps for this distro as a script: idempotent, with --dry-run and key checks.
+INSTALL_SCRIPT_HINT = ("# or let gpudoctor write them for this distro: gpudoctor install-script -o install-gpu.sh "
+                       "&& bash install-gpu.sh --dry-run")
+CONTAINER_TOOLKIT_HINT = ("# on the host: gpudoctor install-script --no-driver --framework none --container-toolkit "
+                          "-o install-ctk.sh && bash install-ctk.sh --dry-run")
+
+
 def install_driver(os_release) -> Fix:
     family = _family(os_release)
     if family == "ubuntu":
@@ -37,6 +44,7 @@ def install_driver(os_release) -> Fix:
                     "sudo dnf module install -y nvidia-driver:latest-dkms", "sudo reboot")
     else:
         commands = ("# install your distribution's NVIDIA driver package, then reboot",)
+    commands += (INSTALL_SCRIPT_HINT,)
     return Fix("Install the NVIDIA driver from your distribution, then reboot.", commands, needs_root=True,
                url="https://docs.nvidia.com/datacenter/tesla/driver-installation-guide/")
 

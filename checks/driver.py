@@ -186,7 +186,8 @@ def userspace_installed(facts, ctx) -> Outcome:
         return problem("no NVIDIA driver libraries in this container: it was started without GPU access",
                        Fix("Install the NVIDIA Container Toolkit on the host and start the container with GPUs.",
                            ("docker run --gpus all ...", "sudo nvidia-ctk runtime configure --runtime=docker "
-                            "&& sudo systemctl restart docker  # on the host"), needs_root=True),
+                            "&& sudo systemctl restart docker  # on the host", _fixes.CONTAINER_TOOLKIT_HINT),
+                           needs_root=True),
                        ["nvidia-smi.txt", "driver-libraries.json"], data)
     return problem("nvidia-smi and libnvidia-ml are not installed", _fixes.install_driver(facts.os_release),
                    ["nvidia-smi.txt", "driver-libraries.json"], data)

@@ -322,6 +322,67 @@ def cmd_topo(args: Any) -> int:
                         + "\n")
 
 
+def _generator_target(args: Any):
+    """The MachineTarget a generator fits: a snapshot's, or this machine's (its driver, GPUs, distro)."""
+    from gpudoctor.facts.facts import Facts
+    from gpudoctor.generate.target import GENERATOR_SOURCES, target_from_facts
+
+    if args.from_path:
+        from gpudoctor.evidence.snapshot import read_snapshot
+
+        return target_from_facts(Facts(read_snapshot(args.from_path)), args.for_driver,
+                                 source=f"snapshot {args.from_path}")
+    from gpudoctor.evidence.collect import collect
+    from gpudoctor.evidence.sources import SOURCES
+
+    evidence = collect(timeout=args.timeout, sources=[s for s in SOURCES if s.name in GENERATOR_SOURCES])
+    return target_from_facts(Facts(evidence), args.for_driver)
+
+
+def _emit_generated(generated, args: Any, executable: bool = False) -> int:
+    """The generated text on stdout or into -o FILE (never over an existing file without --force)."""
+    if args.verbose:
+        for choice in generated.choices:
+            sys.stderr.write(f"gpudoctor: {choice.what}: {choice.chosen} — {choice.why}\n")
+    if not args.output or args.output == "-":
+        sys.stdout.write(generated.text)
+        return EXIT_OK
+    _write_new_file(args.output, generated.text, args.force)
+    if executable:
+        os.chmod(args.output, 0o755)
+    sys.stderr.write(f"gpudoctor: wrote {args.output}\n")
+    return EXIT_OK
+
+
+@_guarded
+def cmd_dockerfile(args: Any) -> int:
+    from gpudoctor.generate.dockerfile import generate_dockerfile
+    from gpudoctor.generate.model import DockerfileRequest
+
+    if args.output and args.output != "-":
+        _refuse_existing(args.output, args.force)  # before collecting, not after
+    framework, version = args.framework
+    request = DockerfileRequest(framework=framework, framework_version=version, python=args.python,
+                                flavor=args.flavor, os=args.os, cpu=args.cpu, requirements=args.requirements,
+                                target=_generator_target(args))
+    return _emit_generated(generate_dockerfile(request), args)
+
+
+@_guarded
+def cmd_install_script(args: Any) -> int:
+    from gpudoctor.generate.install_script import generate_install_script
+    from gpudoctor.generate.model import InstallScriptRequest
+
+    if args.output and args.output != "-":
+        _refuse_existing(args.output, args.force)
+    framework, version = args.framework if args.framework else (None, None)
+    request = InstallScriptRequest(distro=args.distro, driver=args.driver, cuda_toolkit=args.cuda_toolkit,
+                                   cudnn=args.cudnn, container_toolkit=args.container_toolkit, framework=framework,
+                                   framework_version=version, python=args.python, venv=args.venv,
+                                   target=_generator_target(args))
+    return _emit_generated(generate_install_script(request), args, executable=True)
+
+
 @_guarded
 def cmd_collect(args: Any) -> int:
     from gpudoctor.evidence.collect import collect
@@ -406,6 +467,8 @@ COMMANDS: dict[str, Callable[[Any], int]] = {
     "kb": cmd_kb,
     "smoke": cmd_smoke,
     "topo": cmd_topo,
+    "dockerfile": cmd_dockerfile,
+    "install-script": cmd_install_script,
 }
 
 __all__ = ["COMMANDS", "build_report", "UsageError", "__version__"]

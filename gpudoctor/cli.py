@@ -69,6 +69,46 @@ def _codes(value: str) -> list[str]:
     return codes
 
 
+_FRAMEWORKS = ("torch", "tensorflow", "jax")
+
+
+def _framework_spec(value: str) -> tuple[str, str | None]:
+    """"torch" or "torch==2.7" -> ("torch", "2.7")."""
+    name, _, version = value.strip().partition("==")
+    name = name.strip().lower()
+    aliases = {"pytorch": "torch", "tf": "tensorflow"}
+    name = aliases.get(name, name)
+    if name not in _FRAMEWORKS:
+        raise argparse.ArgumentTypeError(f"unknown framework {value!r}: choose from {', '.join(_FRAMEWORKS)}")
+    version = version.strip() or None
+    if version is not None and not re.fullmatch(r"\d+(\.\d+){0,2}", version):
+        raise argparse.ArgumentTypeError(f"{value!r}: the version must look like 2.7 or 2.7.1")
+    return name, version
+
+
+def _framework_spec_or_none(value: str) -> tuple[str, str | None] | None:
+    return None if value.strip().lower() == "none" else _framework_spec(value)
+
+
+def _python_version(value: str) -> str:
+    return _version_text(value, "Python version", r"3\.\d{1,2}")
+
+
+def _add_generator_target(parser: argparse.ArgumentParser) -> None:
+    target = parser.add_argument_group("the machine to fit (default: this one)")
+    target.add_argument("--for-driver", type=_driver_version, metavar="VERSION",
+                        help="the host driver that will run it, e.g. 550.54.15 (default: this machine's)")
+    target.add_argument("--from", dest="from_path", metavar="PATH",
+                        help="fit the machine of a snapshot (directory, .tar.gz or one evidence file)")
+    _add_timeout(target)
+
+
+def _add_output(parser: argparse.ArgumentParser, what: str) -> None:
+    parser.add_argument("-o", "--output", metavar="FILE", help=f"write {what} to FILE (default: stdout)")
+    parser.add_argument("--force", action="store_true", help="replace FILE if it exists")
+    parser.add_argument("-v", "--verbose", action="store_true", help="also list every choice and why on stderr")
+
+
 def _add_timeout(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--timeout", type=_positive_float, default=10.0, metavar="SECONDS",
                         help="limit for each external command, e.g. a hanging nvidia-smi (default: 10)")
@@ -210,6 +250,49 @@ def build_parser() -> argparse.ArgumentParser:
     topo.add_argument("--fail-on", choices=("problem", "warning"), default="problem",
                       help="exit 1 on problems only (default) or on warnings too")
     _add_timeout(topo)
+
+    dockerfile = commands.add_parser(
+        "dockerfile", help="write a Dockerfile whose CUDA base and framework build fit this machine's driver and GPUs",
+        description="Write a Dockerfile: an nvidia/cuda base image the driver can run (a tag NVIDIA publishes), the "
+                    "framework build matching it installed pinned from the right index, a venv, a non-root user, "
+                    "BuildKit caches, and gpudoctor itself as a preflight. Its header says what was chosen and why. "
+                    "Impossible combinations are refused with the nearest one that works.")
+    _add_generator_target(dockerfile)
+    dockerfile.add_argument("--framework", type=_framework_spec, default=("torch", None), metavar="NAME[==VERSION]",
+                            help="torch (default), tensorflow or jax, optionally pinned: torch==2.7")
+    dockerfile.add_argument("--python", type=_python_version, metavar="X.Y",
+                            help="the Python in the image (default: the base OS's own)")
+    dockerfile.add_argument("--flavor", choices=("runtime", "devel"), default="runtime",
+                            help="runtime (default) or devel (nvcc and headers, to build CUDA extensions)")
+    dockerfile.add_argument("--os", metavar="TOKEN", help="the base OS as nvidia/cuda tags name it: ubuntu24.04 "
+                                                          "(default when it fits), ubuntu22.04, ...")
+    dockerfile.add_argument("--cpu", action="store_true", help="a CPU-only image (no CUDA base, CPU wheels)")
+    dockerfile.add_argument("--requirements", metavar="FILE",
+                            help="also COPY and pip install this requirements file (a path in the build context)")
+    _add_output(dockerfile, "the Dockerfile")
+
+    script = commands.add_parser(
+        "install-script", help="write a shell script that installs the driver, CUDA, cuDNN, the container toolkit "
+                               "and a framework venv for this distro",
+        description="Write a bash install script for this machine's distro (or --distro): the NVIDIA driver (never "
+                    "inside WSL), optionally the CUDA toolkit, cuDNN and the NVIDIA Container Toolkit, and a Python "
+                    "venv with the framework from the right index. Every step is skipped when already done; the "
+                    "script has --dry-run, --yes and an OS guard, verifies repository keys and never pipes a download "
+                    "into a shell.")
+    _add_generator_target(script)
+    script.add_argument("--distro", metavar="NAME",
+                        help="ubuntu20.04, ubuntu22.04, ubuntu24.04, debian12, rhel8, rhel9, rocky8, rocky9, alma8, "
+                             "alma9, amzn2023, or wsl-<one of those> (default: this machine's)")
+    script.add_argument("--no-driver", dest="driver", action="store_false", help="leave the driver step out")
+    script.add_argument("--cuda-toolkit", type=_cuda_version, metavar="X.Y", help="also install this CUDA toolkit")
+    script.add_argument("--cudnn", action="store_true", help="also install cuDNN")
+    script.add_argument("--container-toolkit", action="store_true", help="also install the NVIDIA Container Toolkit")
+    script.add_argument("--framework", type=_framework_spec_or_none, default=("torch", None),
+                        metavar="NAME[==VERSION]|none", help="the framework for the venv (default torch; none: no venv)")
+    script.add_argument("--python", type=_python_version, metavar="X.Y", help="the Python of the venv")
+    script.add_argument("--venv", default="~/.venvs/gpu", metavar="PATH", help="where the venv goes (default: "
+                                                                               "~/.venvs/gpu)")
+    _add_output(script, "the script")
 
     list_checks = commands.add_parser("list-checks", help="list every check with its code",
                                       description="List every check (built-in and plugins) with code, area and title.")

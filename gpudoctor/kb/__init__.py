@@ -35,6 +35,8 @@ from typing import Any
 # needs them.
 _HOMES = {
     "gpudoctor.kb.arch_coverage": ("ArchCoverage", "arch_list_covers", "parse_arch_list", "parse_compute_capability"),
+    "gpudoctor.kb.docker_images": ("CudaImage", "choose_cuda_image", "image_tag", "is_published", "os_tokens",
+                                   "published_images"),
     "gpudoctor.kb.driver_cuda": ("DriverCudaVerdict", "driver_runs_cuda", "max_cuda_for_driver", "min_driver_for_cuda",
                                  "mvc_floor"),
     "gpudoctor.kb.frameworks": ("CudnnMajor", "cudnn_major", "cudnn_min_compute_capability", "cupy_package_for_cuda",
@@ -74,7 +76,8 @@ def __dir__() -> list[str]:
 
 
 __all__ = [
-    "ArchCoverage", "CudnnMajor", "DATA_FILES", "DriverCudaVerdict", "GpuCapability", "GpuSpec", "TfChoice",
+    "ArchCoverage", "CudaImage", "CudnnMajor", "DATA_FILES", "choose_cuda_image", "image_tag", "is_published",
+    "os_tokens", "published_images", "DriverCudaVerdict", "GpuCapability", "GpuSpec", "TfChoice",
     "TfRelease", "gpu_spec_for_name", "nvlink_rate_gbps", "pcie_gen_for_speed", "pcie_rate_gbps",
     "TorchRelease", "TorchVariant", "WheelChoice", "arch_list_covers", "architecture_for_cc", "build_name_index",
     "choose_tensorflow", "choose_torch_wheel", "compute_capability_for_name", "cudnn_major",

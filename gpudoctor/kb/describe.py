@@ -14,10 +14,11 @@ from typing import Any
 from gpudoctor.errors import UsageError
 from gpudoctor.kb import loading
 
-TOPICS = ("driver", "torch", "tensorflow", "cudnn", "gpus", "jax", "cupy", "specs", "pcie", "xid", "health")
+TOPICS = ("driver", "torch", "tensorflow", "cudnn", "gpus", "jax", "cupy", "specs", "pcie", "xid", "health", "docker")
 _ALIASES = {"pytorch": "torch", "tf": "tensorflow", "cuda": "driver", "gpu": "gpus", "drivers": "driver",
             "spec": "specs", "gpu-specs": "specs", "gpu_specs": "specs", "nvlink": "specs", "xids": "xid",
-            "health_limits": "health", "health-limits": "health", "limits": "health"}
+            "health_limits": "health", "health-limits": "health", "limits": "health",
+            "images": "docker", "docker_cuda": "docker", "nvidia-cuda": "docker", "containers": "docker"}
 # Topics that take one item after them (``gpudoctor kb xid 79``).
 _ITEM_TOPICS = ("xid",)
 
@@ -368,9 +369,41 @@ def _health() -> list[str]:
     return lines + _sources_block(data, cited)
 
 
+def _docker() -> list[str]:
+    from gpudoctor.kb import docker_images
+
+    data = loading._load(docker_images.DOCKER_FILE)
+    lines = _header("nvidia/cuda image tags (nvidia/cuda:<CUDA>-<flavor>-<os>; also on nvcr.io/nvidia/cuda)", data)
+    rows_data = [r for r in data.get("rows", []) if isinstance(r, dict)]
+    rows = []
+    for r in rows_data:
+        by_os = r.get("flavors_by_os") if isinstance(r.get("flavors_by_os"), dict) else {}
+        exceptions = "; ".join(f"{os}: {', '.join(fl)}" for os, fl in by_os.items() if isinstance(fl, list))
+        mark = "published" if r.get("confidence") == "published" else "SECONDARY"
+        rows.append([r.get("cuda"), mark + (" (EOL)" if r.get("eol") else ""), ", ".join(r.get("flavors", [])),
+                     ", ".join(r.get("os", [])), exceptions or None, _keys(r)])
+    lines += _table(["CUDA", "confidence", "flavors", "OS", "only these flavors on", "sources"], rows)
+    lines += ["", "published = named by NVIDIA's supported-tags list or Docker Hub (gpudoctor only emits these); "
+              "SECONDARY = seen only in public files, never emitted."]
+    notes = [f"- {r.get('cuda')}: {r.get('note')}" for r in rows_data if r.get("note")]
+    seen = [f"- {r.get('cuda')} also seen (secondary, [{_keys(r['also_seen'])}]): "
+            f"{', '.join(r['also_seen'].get('tags', []))}"
+            for r in rows_data if isinstance(r.get("also_seen"), dict) and r["also_seen"].get("tags")]
+    if notes or seen:
+        lines += ["", "Notes:"] + notes + seen
+    if isinstance(data.get("eol_policy"), list):
+        lines += ["", "End-of-life policy:"] + [f"- {p}" for p in data["eol_policy"] if isinstance(p, str)]
+    if data.get("nvidia_require_cuda"):
+        lines += ["", f"NVIDIA_REQUIRE_CUDA: {data['nvidia_require_cuda']}"]
+    cited = rows_data + [r["also_seen"] for r in rows_data if isinstance(r.get("also_seen"), dict)]
+    cited.append({"sources": data.get("policy_sources")})
+    return lines + _sources_block(data, cited)
+
+
 _RENDERERS: dict[str, Callable[[], list[str]]] = {
     "driver": _driver, "torch": _torch, "tensorflow": _tensorflow, "cudnn": _cudnn, "gpus": _gpus,
     "jax": _jax, "cupy": _cupy, "specs": _specs, "pcie": _pcie, "xid": _xid, "health": _health,
+    "docker": _docker,
 }
 
 

@@ -18,6 +18,7 @@ DATA_FILES = (
     "nvlink.json",
     "xid.json",
     "health_limits.json",
+    "docker_cuda.json",
 )
 
 # What each file holds, in a line (for ``gpudoctor kb``).
@@ -32,6 +33,7 @@ DESCRIPTIONS = {
     "cudnn": "cuDNN majors: CUDA range, minimum compute capability, library files, pip packages",
     "python_gpu_packages": "JAX CUDA extras (jax[cuda12]/jax[cuda13]) and CuPy packages (cupy-cudaNNx)",
     "gpu_specs": "GPU spec sheets: memory bandwidth, FP32/TF32/FP16/BF16 peak TFLOP/s, PCIe link, NVLink",
+    "docker_cuda": "nvidia/cuda image tags: CUDA release x OS x flavor, published or secondary only",
     "pcie": "PCIe generations: transfer rate, encoding, GB/s per lane and per x16 link, per direction",
 }
 
@@ -109,6 +111,11 @@ def _count_rows(data: dict[str, Any], stem: str) -> dict[str, int]:
         return {"xids": size(data.get("xids"))}
     if stem == "health_limits":
         return {"limits": size(data.get("limits"))}
+    if stem == "docker_cuda":
+        raw = data.get("rows") if isinstance(data.get("rows"), list) else []
+        rows = [row for row in raw if isinstance(row, dict)]
+        published = sum(1 for row in rows if row.get("confidence") == "published")
+        return {"cuda_releases": len(rows), "published": published, "secondary": len(rows) - published}
     return {}
 
 

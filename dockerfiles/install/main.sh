@@ -1,0 +1,25 @@
+
+summary() {
+  local item
+  say ""
+  say "Summary for ${TARGET_NAME}$([ "$DRY_RUN" -eq 1 ] && printf ' (dry run: nothing was changed)')"
+  for item in "${DONE[@]+"${DONE[@]}"}"; do
+    say "  done:    ${item}"
+  done
+  for item in "${SKIPPED[@]+"${SKIPPED[@]}"}"; do
+    say "  skipped: ${item}"
+  done
+  if [ "$REBOOT_NEEDED" -eq 1 ]; then
+    say "  reboot needed: yes (the NVIDIA kernel driver loads at the next boot), then run: gpudoctor check"
+  else
+    say "  reboot needed: no"
+  fi
+}
+
+os_guard
+for step in ${STEPS}; do
+  if wanted "$step"; then
+    "step_${step}"
+  fi
+done
+summary

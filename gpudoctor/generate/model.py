@@ -1,0 +1,72 @@
+"""The contract between the CLI and the generators: what is asked, what comes back, how a refusal reads."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from gpudoctor.errors import UsageError
+
+
+class GenerationRefused(UsageError):
+    """The asked combination cannot work; the message says why and ``nearest`` what would (one line each)."""
+
+    def __init__(self, reason: str, nearest: str | None = None):
+        self.reason = reason
+        self.nearest = nearest
+        super().__init__(reason + (f"; nearest that works: {nearest}" if nearest else ""))
+
+
+@dataclass(frozen=True)
+class MachineTarget:
+    """What the generated file must fit: taken from this machine's facts, a snapshot, or flags."""
+
+    driver_version: str | None = None  # "550.54.15"; None: no driver known (CPU image / driver step needed)
+    compute_capabilities: tuple[str, ...] = ()  # ("9.0",) of the GPUs that will run it
+    gpu_names: tuple[str, ...] = ()
+    distro_id: str | None = None  # os-release ID: "ubuntu", "debian", "rhel", "rocky", "almalinux", "amzn"
+    distro_version: str | None = None  # os-release VERSION_ID: "24.04", "12", "9.4", "2023"
+    wsl: bool = False
+    secure_boot: bool | None = None
+    source: str = "this machine"  # "this machine", "snapshot PATH", "--for-driver"
+
+
+@dataclass(frozen=True)
+class DockerfileRequest:
+    framework: str = "torch"  # "torch", "tensorflow", "jax"
+    framework_version: str | None = None  # "2.13" / "2.13.0" / None: the newest that fits
+    python: str | None = None  # "3.12"; None: the base OS's own Python
+    flavor: str = "runtime"  # "runtime" or "devel"
+    os: str | None = None  # base OS token "ubuntu24.04", "ubuntu22.04", ...; None: the newest that fits
+    cpu: bool = False  # a CPU-only image (python:X.Y-slim base, CPU wheels)
+    requirements: str | None = None  # path of a requirements file to COPY and install, relative to the context
+    target: MachineTarget = field(default_factory=MachineTarget)
+
+
+@dataclass(frozen=True)
+class InstallScriptRequest:
+    distro: str | None = None  # "ubuntu24.04", "debian12", "rhel9", "rocky8", "amzn2023", "wsl-ubuntu24.04", ...
+    driver: bool = True  # install the NVIDIA driver (never inside WSL)
+    cuda_toolkit: str | None = None  # "12.8": also install this toolkit; None: not asked
+    cudnn: bool = False
+    container_toolkit: bool = False
+    framework: str | None = "torch"  # a venv with this framework; None: no Python step
+    framework_version: str | None = None
+    python: str | None = None
+    venv: str = "~/.venvs/gpu"
+    target: MachineTarget = field(default_factory=MachineTarget)
+
+
+@dataclass(frozen=True)
+class Choice:
+    """One decision a generator made, with why: written into the file's header and printed with -v."""
+
+    what: str  # "base image", "torch", "driver branch"
+    chosen: str  # "nvidia/cuda:12.8.1-cudnn-runtime-ubuntu24.04"
+    why: str  # "driver 570.124.04 runs CUDA <= 12.8; torch 2.13 cu128 is its newest build"
+
+
+@dataclass(frozen=True)
+class GeneratedFile:
+    text: str
+    choices: tuple[Choice, ...] = ()
+    kind: str = "dockerfile"  # "dockerfile" or "install-script"

@@ -1,0 +1,58 @@
+"""What a generated file must fit, read from the facts of this machine or of a snapshot (or given as flags).
+
+The driver that will run a container is the host's: the loaded kernel module's version, else the installed
+user space's (a module not loaded yet loads that version).  Compute capabilities come from the driver's GPU
+list, else from the GPU names on the PCI bus through the knowledge base (a machine with no driver yet still
+says which GPUs it has).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from gpudoctor.generate.model import MachineTarget
+
+# The sources a generator reads: the driver, the GPUs, the distro, WSL.  Collected alone, they take as long as
+# the NVML probe, not the whole check.
+GENERATOR_SOURCES = ("nvml.json", "nvidia-smi-q-x.xml", "nvidia-smi.txt", "proc-driver-nvidia-version.txt",
+                     "sys-module-nvidia-version.txt", "proc-modules.txt", "proc-version.txt", "os-release",
+                     "pci-devices.json", "lspci.txt", "container.json", "env.json", "driver-libraries.json",
+                     "dmesg-nvidia.txt")
+
+
+def _capabilities(facts: Any) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    from gpudoctor import kb
+
+    capabilities, names = [], []
+    for gpu in facts.gpus:
+        names.append(gpu.name or "")
+        if gpu.compute_capability:
+            capabilities.append(gpu.compute_capability)
+    if not facts.gpus:
+        for device in facts.pci_gpus:
+            known = kb.compute_capability_for_name(device.description or "")
+            names.append(device.description or "")
+            if known:
+                capabilities.append(known.compute_capability)
+    return tuple(sorted(set(capabilities))), tuple(name for name in names if name)
+
+
+def target_from_facts(facts: Any, for_driver: str | None = None, source: str = "this machine") -> MachineTarget:
+    """The MachineTarget of these facts; ``for_driver`` replaces the driver they name."""
+    driver = facts.driver
+    version = for_driver or driver.kernel_version or driver.userspace_version
+    if driver.kernel_flavor == "l4t" and not for_driver:
+        version = None  # Jetson's L4T numbers are not desktop driver versions
+    capabilities, names = _capabilities(facts)
+    release = facts.os_release
+    log = facts.kernel_log
+    return MachineTarget(
+        driver_version=version,
+        compute_capabilities=capabilities,
+        gpu_names=names,
+        distro_id=(release.id or None) if release else None,
+        distro_version=(release.version_id or None) if release else None,
+        wsl=bool(facts.container.wsl),
+        secure_boot=True if log.secure_boot_rejected else None,
+        source=f"--for-driver {for_driver}" if for_driver else source,
+    )

@@ -1,0 +1,60 @@
+# syntax=docker/dockerfile:1
+# A jax on NVIDIA GPUs image, written by gpudoctor 0.1.0 from its knowledge base (as of 2026-11-22).
+# Regenerate: gpudoctor dockerfile --for-driver 535.247.01 --framework jax --flavor devel --os ubuntu22.04
+# Build: docker build -t my-image .    Run: docker run --rm --gpus all my-image
+#
+# What was chosen and why:
+# - host driver: 535.247.01
+#     from --for-driver 535.247.01; it runs CUDA 12.2 and older natively
+# - base OS: ubuntu22.04
+#     asked with --os
+# - base image: nvidia/cuda:12.2.2-devel-ubuntu22.04
+#     driver 535.247.01 runs CUDA <= 12.2 natively; 12.2.2 is the newest published release for the CUDA 12.2.x
+#     build; devel brings nvcc 12.2.2 and the CUDA headers for building extensions
+# - jax: jax[cuda12]
+#     driver 535.247.01 runs CUDA 12.x (jax[cuda12] needs 525.60.13 or newer); its CUDA and cuDNN come as pip wheels
+#     (jax-cuda12-plugin, jax-cuda12-pjrt); JAX's Python range is not in the knowledge base: pip picks the newest
+#     JAX whose wheels fit Python 3.10
+# - python: 3.10 (ubuntu22.04's python3)
+#     the base OS's own python3
+# - default command: gpudoctor check --require-gpu --format text
+#     a preflight: exit 0 only when the container sees a usable GPU (run with --gpus all)
+FROM nvidia/cuda:12.2.2-devel-ubuntu22.04
+
+ARG DEBIAN_FRONTEND=noninteractive
+# The NVIDIA Container Toolkit mounts the host driver's libraries and devices by these two variables.
+ENV NVIDIA_VISIBLE_DEVICES=all \
+    NVIDIA_DRIVER_CAPABILITIES=compute,utility \
+    PYTHONDONTWRITEBYTECODE=1 \
+    PYTHONUNBUFFERED=1 \
+    PIP_DISABLE_PIP_VERSION_CHECK=1 \
+    VIRTUAL_ENV=/opt/venv \
+    PATH=/opt/venv/bin:$PATH
+
+# System packages, the venv (PEP 668 marks Ubuntu's own Python externally managed) and a non-root user.
+# The base image's docker-clean hook would delete downloaded .debs; removing it lets the BuildKit cache keep them.
+# Ubuntu's archive replaces package versions within a release, so pins would break later builds: the base
+# image tag fixes the release instead.
+# hadolint ignore=DL3008
+RUN --mount=type=cache,target=/var/cache/apt,sharing=locked \
+    rm -f /etc/apt/apt.conf.d/docker-clean \
+    && apt-get update \
+    && apt-get install -y --no-install-recommends ca-certificates python3 python3-venv build-essential python3-dev \
+    && rm -rf /var/lib/apt/lists/* \
+    && python3 -m venv /opt/venv \
+    && groupadd --gid 10001 gpu \
+    && useradd --uid 10001 --gid 10001 --create-home --shell /bin/bash gpu
+
+# The framework build, then gpudoctor itself: the default command below is its check.
+# The knowledge base has no JAX release table, so pip picks the newest JAX for this Python; pin one
+# with --framework jax==X.Y.Z to make the build repeatable.
+# hadolint ignore=DL3013
+RUN --mount=type=cache,target=/root/.cache/pip \
+    pip install 'jax[cuda12]' \
+    && pip install gpudoctor==0.1.0
+
+USER 10001:10001
+WORKDIR /home/gpu
+# Replace this with your own command (docker run --gpus all IMAGE python train.py); run it as it is to check
+# that the container sees a usable GPU (exit 0) before a long job starts.
+CMD ["gpudoctor", "check", "--require-gpu", "--format", "text"]

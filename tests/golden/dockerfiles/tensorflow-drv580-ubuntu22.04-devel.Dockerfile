@@ -1,0 +1,57 @@
+# syntax=docker/dockerfile:1
+# A tensorflow on NVIDIA GPUs image, written by gpudoctor 0.1.0 from its knowledge base (as of 2026-11-22).
+# Regenerate: gpudoctor dockerfile --for-driver 580.82.07 --framework tensorflow --flavor devel --os ubuntu22.04
+# Build: docker build -t my-image .    Run: docker run --rm --gpus all my-image
+#
+# What was chosen and why:
+# - host driver: 580.82.07
+#     from --for-driver 580.82.07; it runs CUDA 13.0 and older natively
+# - base OS: ubuntu22.04
+#     asked with --os
+# - base image: nvidia/cuda:12.5.1-devel-ubuntu22.04
+#     driver 580.82.07 runs CUDA <= 13.0 natively; 12.5.1 is the newest published release for the CUDA 12.5.x build;
+#     devel brings nvcc 12.5.1 and the CUDA headers for building extensions
+# - tensorflow: tensorflow[and-cuda]==2.21.0
+#     TensorFlow 2.21.0 is the newest release that fits (tested with CUDA 12.5, cuDNN 9.3); the [and-cuda] extra
+#     installs CUDA and cuDNN as pip wheels: only the driver is needed; driver 580.82.07 runs CUDA 12.5 natively;
+#     Python 3.10 is supported (3.10-3.13)
+# - python: 3.10 (ubuntu22.04's python3)
+#     the base OS's own python3
+# - default command: gpudoctor check --require-gpu --format text
+#     a preflight: exit 0 only when the container sees a usable GPU (run with --gpus all)
+FROM nvidia/cuda:12.5.1-devel-ubuntu22.04
+
+ARG DEBIAN_FRONTEND=noninteractive
+# The NVIDIA Container Toolkit mounts the host driver's libraries and devices by these two variables.
+ENV NVIDIA_VISIBLE_DEVICES=all \
+    NVIDIA_DRIVER_CAPABILITIES=compute,utility \
+    PYTHONDONTWRITEBYTECODE=1 \
+    PYTHONUNBUFFERED=1 \
+    PIP_DISABLE_PIP_VERSION_CHECK=1 \
+    VIRTUAL_ENV=/opt/venv \
+    PATH=/opt/venv/bin:$PATH
+
+# System packages, the venv (PEP 668 marks Ubuntu's own Python externally managed) and a non-root user.
+# The base image's docker-clean hook would delete downloaded .debs; removing it lets the BuildKit cache keep them.
+# Ubuntu's archive replaces package versions within a release, so pins would break later builds: the base
+# image tag fixes the release instead.
+# hadolint ignore=DL3008
+RUN --mount=type=cache,target=/var/cache/apt,sharing=locked \
+    rm -f /etc/apt/apt.conf.d/docker-clean \
+    && apt-get update \
+    && apt-get install -y --no-install-recommends ca-certificates python3 python3-venv build-essential python3-dev \
+    && rm -rf /var/lib/apt/lists/* \
+    && python3 -m venv /opt/venv \
+    && groupadd --gid 10001 gpu \
+    && useradd --uid 10001 --gid 10001 --create-home --shell /bin/bash gpu
+
+# The framework build, then gpudoctor itself: the default command below is its check.
+RUN --mount=type=cache,target=/root/.cache/pip \
+    pip install 'tensorflow[and-cuda]==2.21.0' \
+    && pip install gpudoctor==0.1.0
+
+USER 10001:10001
+WORKDIR /home/gpu
+# Replace this with your own command (docker run --gpus all IMAGE python train.py); run it as it is to check
+# that the container sees a usable GPU (exit 0) before a long job starts.
+CMD ["gpudoctor", "check", "--require-gpu", "--format", "text"]

@@ -1,0 +1,37 @@
+# syntax=docker/dockerfile:1
+# A torch (CPU only) image, written by gpudoctor 0.1.0 from its knowledge base (as of 2026-11-22).
+# Regenerate: gpudoctor dockerfile --framework torch --cpu --python 3.10
+# Build: docker build -t my-image .    Run: docker run --rm my-image
+#
+# What was chosen and why:
+# - base image: python:3.10-slim-bookworm
+#     --cpu: the Docker official Python image on Debian 12, no CUDA; Python asked with --python
+# - torch: torch==2.14.* from https://download.pytorch.org/whl/cpu
+#     torch 2.14 is the newest release for Python 3.10; its CPU build comes from PyTorch's CPU index (no CUDA
+#     libraries)
+# - python: 3.10 (the image's own)
+#     the python image's interpreter, in a venv
+# - default command: gpudoctor check --format text
+#     reports what the container sees (no GPU is expected in a CPU image)
+FROM python:3.10-slim-bookworm
+
+ENV PYTHONDONTWRITEBYTECODE=1 \
+    PYTHONUNBUFFERED=1 \
+    PIP_DISABLE_PIP_VERSION_CHECK=1 \
+    VIRTUAL_ENV=/opt/venv \
+    PATH=/opt/venv/bin:$PATH
+
+# The venv keeps the image's own pip and packages apart from the framework's; a non-root user to run it.
+RUN python -m venv /opt/venv \
+    && groupadd --gid 10001 gpu \
+    && useradd --uid 10001 --gid 10001 --create-home --shell /bin/bash gpu
+
+# The framework build, then gpudoctor itself: the default command below is its check.
+RUN --mount=type=cache,target=/root/.cache/pip \
+    pip install 'torch==2.14.*' --index-url https://download.pytorch.org/whl/cpu \
+    && pip install gpudoctor==0.1.0
+
+USER 10001:10001
+WORKDIR /home/gpu
+# Replace this with your own command (docker run IMAGE python train.py).
+CMD ["gpudoctor", "check", "--format", "text"]

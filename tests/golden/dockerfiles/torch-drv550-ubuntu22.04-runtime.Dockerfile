@@ -1,0 +1,60 @@
+# syntax=docker/dockerfile:1
+# A torch on NVIDIA GPUs image, written by gpudoctor 0.1.0 from its knowledge base (as of 2026-11-22).
+# Regenerate: gpudoctor dockerfile --for-driver 550.54.15 --framework torch --flavor runtime --os ubuntu22.04
+# Build: docker build -t my-image .    Run: docker run --rm --gpus all my-image
+#
+# What was chosen and why:
+# - host driver: 550.54.15
+#     from --for-driver 550.54.15; it runs CUDA 12.4 and older natively
+# - base OS: ubuntu22.04
+#     asked with --os
+# - base image: nvidia/cuda:12.4.1-base-ubuntu22.04
+#     driver 550.54.15 runs CUDA <= 12.4 natively; 12.4.1 is the newest published release for the CUDA 12.4.x build;
+#     the torch wheels bring their own CUDA libraries, so the small 'base' flavor (cudart only) is enough; the image
+#     has CUDA 12.4, not the build's 12.6: the driver runs CUDA 12.4 at most (nvidia-container-cli refuses an image
+#     newer than that); the wheel's own libraries run through minor-version compatibility
+# - torch: torch==2.14.* cu126 from https://download.pytorch.org/whl/cu126
+#     torch 2.14 cu126 (CUDA 12.6) is the newest wheel that fits; GPU compute capability unknown: arch coverage not
+#     checked; driver 550.54.15 runs CUDA 12.x wheels through minor-version compatibility (>= 525.60.13); full CUDA
+#     12.6 support needs 560.28.03; Python 3.10 is supported (torch 2.14: 3.10-3.15); its cu132 wheel (CUDA 13.2)
+#     would need driver 595.45.04
+# - python: 3.10 (ubuntu22.04's python3)
+#     the base OS's own python3
+# - default command: gpudoctor check --require-gpu --format text
+#     a preflight: exit 0 only when the container sees a usable GPU (run with --gpus all)
+FROM nvidia/cuda:12.4.1-base-ubuntu22.04
+
+ARG DEBIAN_FRONTEND=noninteractive
+# The NVIDIA Container Toolkit mounts the host driver's libraries and devices by these two variables.
+ENV NVIDIA_VISIBLE_DEVICES=all \
+    NVIDIA_DRIVER_CAPABILITIES=compute,utility \
+    PYTHONDONTWRITEBYTECODE=1 \
+    PYTHONUNBUFFERED=1 \
+    PIP_DISABLE_PIP_VERSION_CHECK=1 \
+    VIRTUAL_ENV=/opt/venv \
+    PATH=/opt/venv/bin:$PATH
+
+# System packages, the venv (PEP 668 marks Ubuntu's own Python externally managed) and a non-root user.
+# The base image's docker-clean hook would delete downloaded .debs; removing it lets the BuildKit cache keep them.
+# Ubuntu's archive replaces package versions within a release, so pins would break later builds: the base
+# image tag fixes the release instead.
+# hadolint ignore=DL3008
+RUN --mount=type=cache,target=/var/cache/apt,sharing=locked \
+    rm -f /etc/apt/apt.conf.d/docker-clean \
+    && apt-get update \
+    && apt-get install -y --no-install-recommends ca-certificates python3 python3-venv \
+    && rm -rf /var/lib/apt/lists/* \
+    && python3 -m venv /opt/venv \
+    && groupadd --gid 10001 gpu \
+    && useradd --uid 10001 --gid 10001 --create-home --shell /bin/bash gpu
+
+# The framework build, then gpudoctor itself: the default command below is its check.
+RUN --mount=type=cache,target=/root/.cache/pip \
+    pip install 'torch==2.14.*' --index-url https://download.pytorch.org/whl/cu126 \
+    && pip install gpudoctor==0.1.0
+
+USER 10001:10001
+WORKDIR /home/gpu
+# Replace this with your own command (docker run --gpus all IMAGE python train.py); run it as it is to check
+# that the container sees a usable GPU (exit 0) before a long job starts.
+CMD ["gpudoctor", "check", "--require-gpu", "--format", "text"]

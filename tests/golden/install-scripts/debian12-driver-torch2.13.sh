@@ -1,0 +1,353 @@
+#!/usr/bin/env bash
+# Install script for Debian 12, written by gpudoctor install-script.
+#
+# Steps: driver python. Each one checks first and is skipped when already done; run it again any time.
+#   --dry-run prints every command without running it; --yes runs unattended; --only STEP runs one step;
+#   --help lists the options. sudo is used only when not root. Nothing downloaded is piped into a shell,
+#   and every repository key is checked against the fingerprint NVIDIA publishes before it is trusted.
+#
+# Machine: synthetic; driver 535.309.01; GPUs NVIDIA RTX A6000 (compute capability 8.6)
+# Choices:
+#   distro: Debian 12
+#     --distro
+#   driver: Debian's nvidia-driver (R535, DKMS)
+#     at least 525.60.13; Debian 12 ships branch 535 [DEB12_DRIVER]
+#   torch: torch==2.13.* from https://download.pytorch.org/whl/cu129
+#     keeps torch 2.13: its cu129 wheel (CUDA 12.9) fits; it has SASS for compute capability 8.6 (via 8.6); driver
+#     535.309.01 runs CUDA 12.x wheels through minor-version compatibility (>= 525.60.13); full CUDA 12.9 support
+#     needs 575.51.03
+# Knowledge base: as of 2026-11-22. Sources:
+#   [CUDA_REPO] CUDA Installation Guide for Linux, network repository installation: cuda-keyring_1.1-1_all.deb
+#   (apt), cuda-<distro>.repo (dnf) under https://developer.download.nvidia.com/compute/cuda/repos/
+#   [DEB12_DRIVER] packages.debian.org bookworm: nvidia-driver / nvidia-open-kernel-dkms 535.x in non-free / contrib
+#   (535.247.01-1~deb12u1, 535.261.03); Debian wiki NvidiaGraphicsDrivers: linux-headers + nvidia-driver
+#   firmware-misc-nonfree
+# Regenerate: gpudoctor install-script --distro debian12 --for-driver 535.309.01 --framework torch==2.13
+set -euo pipefail
+
+readonly TARGET_NAME='Debian 12'
+readonly OS_IDS=debian
+readonly OS_VERSION=12
+readonly STEPS='driver python'
+DRY_RUN=0
+ASSUME_YES=0
+FORCE_OS=0
+ONLY=""
+VENV=${GPUDOCTOR_VENV:-"${HOME}"/.venvs/gpu}
+DONE=()
+SKIPPED=()
+REBOOT_NEEDED=0
+
+usage() {
+  cat <<USAGE
+Usage: $0 [--dry-run] [--yes] [--only STEP[,STEP...]] [--venv PATH] [--force-os]
+
+Sets up NVIDIA GPU software on ${TARGET_NAME}. Steps in this script: ${STEPS}
+Every step checks first and is skipped when already done.
+
+  --dry-run      print every command (prefixed with +) without running any
+  --yes, -y      unattended: no questions, apt/dnf run with -y
+  --only STEPS   run only these steps (comma separated, from: ${STEPS})
+  --venv PATH    where the Python venv goes (default: ${VENV})
+  --force-os     run even though /etc/os-release names another distro
+  -h, --help     this help
+
+Environment: GPUDOCTOR_PIP_INDEX_URL replaces the pip index (empty: pip's own configuration decides);
+PIP_* variables reach pip unchanged; GPUDOCTOR_VENV sets the default venv path.
+USAGE
+}
+
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --dry-run) DRY_RUN=1 ;;
+    --yes | -y) ASSUME_YES=1 ;;
+    --force-os) FORCE_OS=1 ;;
+    --only) shift; ONLY=${1:-} ;;
+    --only=*) ONLY=${1#--only=} ;;
+    --venv) shift; VENV=${1:-} ;;
+    --venv=*) VENV=${1#--venv=} ;;
+    -h | --help) usage; exit 0 ;;
+    *) echo "unknown option: $1 (see --help)" >&2; exit 2 ;;
+  esac
+  shift
+done
+for step in ${ONLY//,/ }; do
+  case " ${STEPS} " in
+    *" ${step} "*) ;;
+    *) echo "--only: no step '${step}' in this script (steps: ${STEPS})" >&2; exit 2 ;;
+  esac
+done
+
+say() { printf '%s\n' "$*"; }
+
+# The one place a command is carried out: echoed as "+ cmd", executed unless --dry-run.
+run() {
+  printf '+ %s\n' "$*"
+  if [ "$DRY_RUN" -eq 0 ]; then
+    "$@"
+  fi
+}
+
+# sudo only when not root already.
+as_root() {
+  if [ "$(id -u)" -eq 0 ]; then
+    run "$@"
+  else
+    run sudo "$@"
+  fi
+}
+
+wanted() {
+  [ -z "$ONLY" ] && return 0
+  case ",${ONLY}," in
+    *",$1,"*) return 0 ;;
+  esac
+  return 1
+}
+
+confirm() {
+  if [ "$ASSUME_YES" -eq 1 ] || [ "$DRY_RUN" -eq 1 ]; then
+    return 0
+  fi
+  local answer=""
+  read -r -p "$1 [y/N] " answer || answer=""
+  case "$answer" in
+    y | Y | yes | YES) return 0 ;;
+  esac
+  return 1
+}
+
+skip() {
+  say "= skip $1: $2"
+  SKIPPED+=("$1: $2")
+}
+
+# version_ge A B: A >= B in version order.
+version_ge() {
+  [ "$(printf '%s\n%s\n' "$2" "$1" | sort -V | head -n 1)" = "$2" ]
+}
+
+in_wsl() {
+  [ -e /proc/sys/fs/binfmt_misc/WSLInterop ] || grep -qi microsoft /proc/version 2>/dev/null
+}
+
+WORK=$(mktemp -d)
+trap 'rm -rf "$WORK"' EXIT
+
+# Downloads go to a file first (never into a shell), over HTTPS only.
+download() {
+  run curl -fsSL --proto '=https' --tlsv1.2 -o "$2" "$1"
+}
+
+# verify_key FILE FINGERPRINT: the key's primary fingerprint must end with FINGERPRINT (the full one, or the key
+# id where only that is published); anything else stops the script before the key is trusted.
+verify_key() {
+  local got
+  got=$(gpg --batch --show-keys --with-colons "$1" 2>/dev/null | awk -F: '$1 == "fpr" { print $10; exit }') || got=""
+  case "$got" in
+    *"$2") say "key $1: fingerprint ${got} matches ${2}" ;;
+    *)
+      say "error: key $1 has fingerprint '${got:-none}', expected ${2}: not trusting it" >&2
+      exit 1
+      ;;
+  esac
+}
+
+write_file() {
+  printf '%s\n' "$2" >"$1"
+}
+
+os_guard() {
+  local id="" version=""
+  if [ -r /etc/os-release ]; then
+    # shellcheck source=/dev/null
+    id=$(. /etc/os-release && printf '%s' "${ID:-}")
+    # shellcheck source=/dev/null
+    version=$(. /etc/os-release && printf '%s' "${VERSION_ID:-}")
+  fi
+  local ok=0
+  case " ${OS_IDS} " in
+    *" ${id} "*)
+      case "$version" in
+        "$OS_VERSION" | "$OS_VERSION".*) ok=1 ;;
+      esac
+      ;;
+  esac
+  if [ "$ok" -eq 1 ]; then
+    say "OS: ${id} ${version} (this script is for ${TARGET_NAME})"
+  elif [ "$FORCE_OS" -eq 1 ]; then
+    say "warning: this is '${id:-unknown} ${version}', the script is for ${TARGET_NAME}; going on (--force-os)" >&2
+  else
+    say "error: this is '${id:-unknown} ${version}', the script is for ${TARGET_NAME}." >&2
+    say "Generate one for this machine (gpudoctor install-script) or pass --force-os." >&2
+    exit 3
+  fi
+}
+
+# apt: a package counts as installed only in state "install ok installed" (dpkg -s also answers for leftovers).
+APT_UPDATED=0
+pkg_installed() {
+  dpkg-query -W -f='${Status}' "$1" 2>/dev/null | grep -q 'install ok installed'
+}
+
+apt_update() {
+  if [ "$APT_UPDATED" -eq 0 ]; then
+    as_root apt-get update
+    APT_UPDATED=1
+  fi
+}
+
+pkg_install() {
+  apt_update
+  if [ "$ASSUME_YES" -eq 1 ]; then
+    as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y "$@"
+  else
+    as_root apt-get install "$@"
+  fi
+}
+
+ensure_prereqs() {
+  local missing=() pkg
+  for pkg in ca-certificates curl gnupg; do
+    pkg_installed "$pkg" || missing+=("$pkg")
+  done
+  if [ "${#missing[@]}" -gt 0 ]; then
+    pkg_install "${missing[@]}"
+  fi
+}
+
+# The driver floor: 525.60.13 (torch 2.13 cu129 needs it)
+readonly DRIVER_MIN=525.60.13
+
+loaded_driver() {
+  if [ -r /proc/driver/nvidia/version ] && command -v nvidia-smi >/dev/null 2>&1; then
+    nvidia-smi --query-gpu=driver_version --format=csv,noheader 2>/dev/null | head -n 1 || true
+  fi
+}
+
+# The nvidia module built for the running kernel but not loaded yet (installed, reboot pending).
+module_version() {
+  if command -v modinfo >/dev/null 2>&1; then
+    modinfo -F version nvidia 2>/dev/null || true
+  fi
+}
+
+# driver_done: 0 (and says why) when the driver step has nothing to do.
+driver_done() {
+  if in_wsl; then
+    skip driver "inside WSL the Windows driver provides /usr/lib/wsl/lib/libcuda.so; never install a Linux driver in WSL"
+    return 0
+  fi
+  local now module
+  now=$(loaded_driver)
+  if [ -n "$now" ] && { [ -z "$DRIVER_MIN" ] || version_ge "$now" "$DRIVER_MIN"; }; then
+    skip driver "driver ${now} is loaded${DRIVER_MIN:+ (needs >= ${DRIVER_MIN})}"
+    return 0
+  fi
+  module=$(module_version)
+  if [ -z "$now" ] && [ -n "$module" ] && { [ -z "$DRIVER_MIN" ] || version_ge "$module" "$DRIVER_MIN"; }; then
+    skip driver "driver ${module} is installed but not loaded: reboot to load it"
+    REBOOT_NEEDED=1
+    return 0
+  fi
+  if [ -n "$now" ]; then
+    say "driver ${now} is loaded but older than ${DRIVER_MIN}: it will be upgraded"
+  elif command -v nvidia-smi >/dev/null 2>&1; then
+    say "nvidia-smi is installed but no NVIDIA kernel driver answers (/proc/driver/nvidia/version is missing): the driver will be installed"
+  else
+    say "no NVIDIA driver found: it will be installed"
+  fi
+  return 1
+}
+
+secure_boot_notice() {
+  if command -v mokutil >/dev/null 2>&1 && mokutil --sb-state 2>/dev/null | grep -qi 'SecureBoot enabled'; then
+    say "notice: Secure Boot is enabled. The DKMS-built NVIDIA module must be signed with a key the firmware trusts:"
+    say "        enroll the DKMS/MOK key when asked (mokutil --import; confirm in the blue MOK screen at the next boot),"
+    say "        or the module will not load."
+  fi
+}
+
+# Debian's own driver from contrib / non-free, built by DKMS against the running kernel (DEB12_DRIVER).
+enable_debian_nonfree() {
+  if apt-cache policy nvidia-driver 2>/dev/null | grep -q 'Candidate: [0-9]'; then
+    return 0
+  fi
+  local list="$WORK/debian-nonfree.list"
+  run write_file "$list" "deb https://deb.debian.org/debian bookworm contrib non-free non-free-firmware
+deb https://deb.debian.org/debian bookworm-updates contrib non-free non-free-firmware
+deb https://security.debian.org/debian-security bookworm-security contrib non-free non-free-firmware"
+  as_root install -m 0644 "$list" /etc/apt/sources.list.d/debian-nonfree.list
+  APT_UPDATED=0
+}
+
+step_driver() {
+  driver_done && return 0
+  if ! confirm "Install the NVIDIA driver (Debian's nvidia-driver, DKMS)?"; then
+    skip driver "declined"
+    return 0
+  fi
+  secure_boot_notice
+  enable_debian_nonfree
+  pkg_install "linux-headers-$(uname -r)"
+  pkg_install nvidia-driver firmware-misc-nonfree
+  REBOOT_NEEDED=1
+  DONE+=("driver: Debian's nvidia-driver firmware-misc-nonfree")
+}
+
+# A venv with torch 2.13 cu129, pinned, from the index the knowledge base chose.
+readonly PYTHON_BIN=python3
+readonly PIP_REQUIREMENT='torch==2.13.*'
+readonly PIP_INDEX_DEFAULT=https://download.pytorch.org/whl/cu129
+readonly IMPORT_NAME=torch
+
+step_python() {
+  if [ -x "$VENV/bin/python" ] && "$VENV/bin/python" -c "import ${IMPORT_NAME}" >/dev/null 2>&1; then
+    skip python "${VENV} already has ${IMPORT_NAME}"
+    return 0
+  fi
+  if ! confirm "Create ${VENV} with ${PIP_REQUIREMENT}?"; then
+    skip python "declined"
+    return 0
+  fi
+  if ! command -v "$PYTHON_BIN" >/dev/null 2>&1 || ! "$PYTHON_BIN" -c 'import ensurepip, venv' >/dev/null 2>&1; then
+    pkg_install python3-venv
+  fi
+  if [ ! -x "$VENV/bin/python" ]; then
+    run "$PYTHON_BIN" -m venv "$VENV"
+  fi
+  # GPUDOCTOR_PIP_INDEX_URL replaces the index (set but empty: pip's own configuration, e.g. a local mirror).
+  local index=${GPUDOCTOR_PIP_INDEX_URL-$PIP_INDEX_DEFAULT}
+  if [ -n "$index" ]; then
+    run "$VENV/bin/python" -m pip install --index-url "$index" "$PIP_REQUIREMENT"
+  else
+    run "$VENV/bin/python" -m pip install "$PIP_REQUIREMENT"
+  fi
+  run "$VENV/bin/python" -c "import ${IMPORT_NAME}; print('${IMPORT_NAME}', ${IMPORT_NAME}.__version__)"
+  DONE+=("python: ${PIP_REQUIREMENT} in ${VENV}")
+}
+
+summary() {
+  local item
+  say ""
+  say "Summary for ${TARGET_NAME}$([ "$DRY_RUN" -eq 1 ] && printf ' (dry run: nothing was changed)')"
+  for item in "${DONE[@]+"${DONE[@]}"}"; do
+    say "  done:    ${item}"
+  done
+  for item in "${SKIPPED[@]+"${SKIPPED[@]}"}"; do
+    say "  skipped: ${item}"
+  done
+  if [ "$REBOOT_NEEDED" -eq 1 ]; then
+    say "  reboot needed: yes (the NVIDIA kernel driver loads at the next boot), then run: gpudoctor check"
+  else
+    say "  reboot needed: no"
+  fi
+}
+
+os_guard
+for step in ${STEPS}; do
+  if wanted "$step"; then
+    "step_${step}"
+  fi
+done
+summary
