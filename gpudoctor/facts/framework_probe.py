@@ -13,6 +13,7 @@ import json
 import re
 from typing import Any
 
+from gpudoctor.facts.json_values import json_dict, json_int
 from gpudoctor.evidence.model import EvidenceItem
 from gpudoctor.facts.collect_env import parse_unsupported_gpu_warning, torch_index_hint
 from gpudoctor.facts.framework_model import (
@@ -46,10 +47,6 @@ def _str(value: Any) -> str | None:
     return value.strip()[:MAX_TEXT] if isinstance(value, str) and value.strip() else None
 
 
-def _int(value: Any) -> int | None:
-    return value if isinstance(value, int) and not isinstance(value, bool) else None
-
-
 def _bool(value: Any) -> bool | None:
     return value if isinstance(value, bool) else None
 
@@ -60,10 +57,6 @@ def _float(value: Any) -> float | None:
     return float(value) if value == value and abs(value) != float("inf") else None
 
 
-def _dict(value: Any) -> dict[str, Any]:
-    return value if isinstance(value, dict) else {}
-
-
 def _strings(value: Any) -> list[str]:
     if not isinstance(value, list):
         return []
@@ -71,7 +64,7 @@ def _strings(value: Any) -> list[str]:
 
 
 def _str_map(value: Any) -> dict[str, str]:
-    return {k: v for k, v in _dict(value).items() if isinstance(k, str) and isinstance(v, str) and k and v}
+    return {k: v for k, v in json_dict(value).items() if isinstance(k, str) and isinstance(v, str) and k and v}
 
 
 def _nonzero_cuda(value: Any) -> str | None:
@@ -87,14 +80,14 @@ def dotted_version(value: Any) -> str | None:
     Five digits and more are major*10000 + minor*100 + patch (cuDNN 9, NCCL >= 2.9); fewer are
     major*1000 + minor*100 + patch.  A [2, 21, 5] list or a "9.1.0" string is taken as it is.
     """
-    if isinstance(value, list) and value and all(_int(v) is not None and v >= 0 for v in value):
+    if isinstance(value, list) and value and all(json_int(v) is not None and v >= 0 for v in value):
         return ".".join(str(v) for v in value)
     if isinstance(value, str):
         text = value.strip()
         if re.fullmatch(r"\d+(?:\.\d+)+", text):
             return text
         value = int(text) if text.isdigit() else None
-    number = _int(value)
+    number = json_int(value)
     if number is None or number <= 0:
         return None
     if number >= 10000:
@@ -104,21 +97,21 @@ def dotted_version(value: Any) -> str | None:
 
 def capability(value: Any) -> str | None:
     """A compute capability as "8.6": from [8, 6], "8.6", or CuPy's "86" / 86."""
-    if isinstance(value, (list, tuple)) and len(value) == 2 and all(_int(v) is not None and v >= 0 for v in value):
+    if isinstance(value, (list, tuple)) and len(value) == 2 and all(json_int(v) is not None and v >= 0 for v in value):
         return f"{value[0]}.{value[1]}"
     if isinstance(value, str):
         text = value.strip()
         if re.fullmatch(r"\d+\.\d+", text):
             return text
         value = int(text) if text.isdigit() else None
-    number = _int(value)
+    number = json_int(value)
     if number is None or number < 10:
         return None
     return f"{number // 10}.{number % 10}"
 
 
 def _mib(value: Any) -> int | None:
-    number = _int(value)
+    number = json_int(value)
     return number // (1024 * 1024) if number is not None and number >= 0 else None
 
 
@@ -161,7 +154,7 @@ def probe_run(item: EvidenceItem | None, data: Any) -> ProbeRun:
     """How the probe run went (see :class:`ProbeRun` for the statuses)."""
     if item is None:
         return ProbeRun(status="not_collected")
-    run = ProbeRun(exit_code=_int(item.exit_code), duration_s=_float(item.duration_s))
+    run = ProbeRun(exit_code=json_int(item.exit_code), duration_s=_float(item.duration_s))
     if item.timed_out:
         run.status = "timed_out"
         run.error = _str(item.error)
@@ -178,7 +171,7 @@ def probe_run(item: EvidenceItem | None, data: Any) -> ProbeRun:
     import_ok = data.get("import_ok")
     if import_ok is False:
         run.status = "import_error"
-        error = _dict(data.get("import_error"))
+        error = json_dict(data.get("import_error"))
         kind, message = _str(error.get("type")), _str(error.get("message"))
         run.error = f"{kind}: {message}" if kind and message else kind or message
         traceback_tail = error.get("traceback_tail")
@@ -253,7 +246,7 @@ def parse_install_origin(distribution: Any, version: str | None, framework: str,
     "pypi" for an index installer's plain version: always for TensorFlow, for torch only on Linux, where
     download.pytorch.org's plain-version wheels (aarch64, macOS) cannot be told apart from PyPI's otherwise.
     """
-    record = _dict(distribution)
+    record = json_dict(distribution)
     origin = InstallOrigin(installer=_str(record.get("installer")), conda_channel=_str(record.get("conda_channel")))
     direct = record.get("direct_url")
     origin.url = _str(direct) or (_str(direct.get("url")) if isinstance(direct, dict) else None)
@@ -280,7 +273,7 @@ class _Probe:
         self.run = probe_run(item, self.data)
         self.record = self.data if isinstance(self.data, dict) else {}
         self.python = parse_python_target(self.record)
-        self.distribution = _dict(self.record.get("distribution"))
+        self.distribution = json_dict(self.record.get("distribution"))
         # The distribution's version is known even when the import failed.
         self.version = _str(self.record.get("version")) or _str(self.distribution.get("version"))
         self.loaded_libraries = parse_loaded_libraries(self.record.get("loaded_libraries"))
@@ -316,7 +309,7 @@ def _devices(records: Any, platform: str | None) -> list[FrameworkDevice]:
     devices = []
     for record in records[:MAX_ITEMS] if isinstance(records, list) else []:
         if isinstance(record, dict):
-            devices.append(FrameworkDevice(index=_int(record.get("index")), name=_str(record.get("name")),
+            devices.append(FrameworkDevice(index=json_int(record.get("index")), name=_str(record.get("name")),
                                            compute_capability=capability(record.get("capability")),
                                            memory_total_mib=_mib(record.get("total_memory")), platform=platform))
     return devices
@@ -340,7 +333,7 @@ def parse_torch_probe(item: EvidenceItem | None) -> TorchFacts:
         facts.arch_list = [arch.strip() for arch in _strings(data.get("arch_list"))]
         facts.arch_list_known = True
     facts.is_available = _bool(data.get("is_available"))
-    facts.device_count = _int(data.get("device_count"))
+    facts.device_count = json_int(data.get("device_count"))
     facts.devices = _devices(data.get("devices"), "rocm" if facts.hip else "cuda")
     facts.cuda_init_error = _str(data.get("cuda_init_error"))
     facts.driver_cuda = _nonzero_cuda(data.get("driver_cuda_version"))
@@ -366,13 +359,13 @@ def parse_tensorflow_probe(item: EvidenceItem | None) -> TensorflowFacts:
         return facts
     data = probe.record
     facts.keras_version = _str(data.get("keras_version"))
-    build = _dict(data.get("build_info"))
+    build = json_dict(data.get("build_info"))
     facts.built_with_cuda = _bool(data.get("built_with_cuda"))
     if facts.built_with_cuda is None:
         facts.built_with_cuda = _bool(build.get("is_cuda_build"))
     facts.build_cuda = _str(build.get("cuda_version"))  # "12.5.1"; "64_112" on Windows builds, kept as it is
     cudnn = build.get("cudnn_version")  # "9"; "64_8" on Windows builds
-    facts.build_cudnn = _str(cudnn) if isinstance(cudnn, str) else (str(cudnn) if _int(cudnn) is not None else None)
+    facts.build_cudnn = _str(cudnn) if isinstance(cudnn, str) else (str(cudnn) if json_int(cudnn) is not None else None)
     capabilities = build.get("cuda_compute_capabilities")
     if isinstance(capabilities, str):
         capabilities = re.split(r"[,\s]+", capabilities)
@@ -381,7 +374,7 @@ def parse_tensorflow_probe(item: EvidenceItem | None) -> TensorflowFacts:
     for number, record in enumerate(gpus[:MAX_ITEMS] if isinstance(gpus, list) else []):
         if not isinstance(record, dict):
             continue
-        details = _dict(record.get("details"))
+        details = json_dict(record.get("details"))
         name = _str(record.get("name"))  # "/physical_device:GPU:0"
         index = re.search(r":(\d+)$", name or "")
         device_type = _str(record.get("device_type"))
@@ -411,7 +404,7 @@ def parse_jax_probe(item: EvidenceItem | None) -> JaxFacts:
     devices = data.get("devices")
     for record in devices[:MAX_ITEMS] if isinstance(devices, list) else []:
         if isinstance(record, dict):
-            facts.devices.append(FrameworkDevice(index=_int(record.get("id")), name=_str(record.get("device_kind")),
+            facts.devices.append(FrameworkDevice(index=json_int(record.get("id")), name=_str(record.get("device_kind")),
                                                  platform=_str(record.get("platform"))))
     facts.backend_errors = _strings(data.get("backend_errors"))
     # The probe lists the errors it caught; JAX also logs the ones it swallowed while picking a backend.
@@ -431,7 +424,7 @@ def parse_cupy_probe(item: EvidenceItem | None) -> CupyFacts:
     data = probe.record
     facts.runtime_cuda = _nonzero_cuda(data.get("runtime_version"))
     facts.driver_cuda = _nonzero_cuda(data.get("driver_version"))
-    facts.device_count = _int(data.get("device_count"))
+    facts.device_count = json_int(data.get("device_count"))
     facts.devices = _devices(data.get("devices"), "cuda")
     facts.error = _str(data.get("error"))
     return facts

@@ -14,6 +14,7 @@ import re
 import xml.etree.ElementTree as ET
 from typing import Any
 
+from gpudoctor.facts.json_values import json_dict, json_int, json_text
 from gpudoctor.facts.gpu_state import parse_gpu_states_xml
 from gpudoctor.facts.health_model import EccCounts, GpuHealth
 from gpudoctor.facts.nvidia_smi_text import known, parse_int
@@ -52,38 +53,26 @@ def clock_reasons(mask: Any) -> list[str]:
 # --------------------------------------------------------------------------- NVML
 
 
-def _int(value: Any) -> int | None:
-    return value if isinstance(value, int) and not isinstance(value, bool) else None
-
-
 def _flag(value: Any) -> bool | None:
     """NVML's enable states and 0/1 flags (and JSON booleans) as a bool."""
     if isinstance(value, bool):
         return value
-    return {0: False, 1: True}.get(value) if _int(value) is not None else None
-
-
-def _dict(value: Any) -> dict[str, Any]:
-    return value if isinstance(value, dict) else {}
-
-
-def _str(value: Any) -> str | None:
-    return value.strip() if isinstance(value, str) and value.strip() else None
+    return {0: False, 1: True}.get(value) if json_int(value) is not None else None
 
 
 def _error_name(record: dict[str, Any], *codes: int) -> str | None:
     """The first error the probe recorded for this GPU with one of these codes, as its message."""
-    for error in _dict(record.get("errors")).values():
-        error = _dict(error)
+    for error in json_dict(record.get("errors")).values():
+        error = json_dict(error)
         if error.get("code") in codes:
-            return _str(error.get("name")) or NVML_ERROR_NAMES.get(error.get("code"))
+            return json_text(error.get("name")) or NVML_ERROR_NAMES.get(error.get("code"))
     return None
 
 
 def _from_nvml_record(record: dict[str, Any]) -> tuple[GpuHealth, bool]:
     """One GPU's health, and whether its clock reasons were known (an empty list can mean either)."""
-    health = GpuHealth(index=_int(record.get("index")), bus_id=normalize_bus_id(record.get("pci_bus_id")),
-                       name=_str(record.get("name")), brand=brand_name(record.get("brand")), source=NVML_SOURCE)
+    health = GpuHealth(index=json_int(record.get("index")), bus_id=normalize_bus_id(record.get("pci_bus_id")),
+                       name=json_text(record.get("name")), brand=brand_name(record.get("brand")), source=NVML_SOURCE)
     health.lost = record.get("lost") is True or _error_name(record, 15) is not None
     if health.lost:
         health.lost_detail = _error_name(record, 15) or "NVML_ERROR_GPU_IS_LOST"
@@ -92,41 +81,41 @@ def _from_nvml_record(record: dict[str, Any]) -> tuple[GpuHealth, bool]:
         health.reset_required = True
     persistence = record.get("persistence_mode")
     health.persistence_mode = persistence if isinstance(persistence, bool) else None
-    health.compute_mode = _str(record.get("compute_mode"))
-    mig = _dict(record.get("mig_mode"))
+    health.compute_mode = json_text(record.get("compute_mode"))
+    mig = json_dict(record.get("mig_mode"))
     health.mig_enabled = _flag(mig.get("current"))
 
-    data = _dict(record.get("health"))
-    ecc_mode = _dict(data.get("ecc_mode"))
+    data = json_dict(record.get("health"))
+    ecc_mode = json_dict(data.get("ecc_mode"))
     health.ecc_enabled, health.ecc_pending = _flag(ecc_mode.get("current")), _flag(ecc_mode.get("pending"))
-    errors = _dict(data.get("ecc_errors"))
-    health.ecc = EccCounts(**{name: _int(errors.get(name)) for name in
+    errors = json_dict(data.get("ecc_errors"))
+    health.ecc = EccCounts(**{name: json_int(errors.get(name)) for name in
                               ("volatile_corrected", "volatile_uncorrected", "aggregate_corrected",
                                "aggregate_uncorrected")})
-    retired = _dict(data.get("retired_pages"))
-    health.retired_pages_sbe, health.retired_pages_dbe = _int(retired.get("sbe")), _int(retired.get("dbe"))
+    retired = json_dict(data.get("retired_pages"))
+    health.retired_pages_sbe, health.retired_pages_dbe = json_int(retired.get("sbe")), json_int(retired.get("dbe"))
     health.retired_pages_pending = _flag(retired.get("pending"))
-    rows = _dict(data.get("remapped_rows"))
-    health.remapped_rows_correctable = _int(rows.get("correctable"))
-    health.remapped_rows_uncorrectable = _int(rows.get("uncorrectable"))
+    rows = json_dict(data.get("remapped_rows"))
+    health.remapped_rows_correctable = json_int(rows.get("correctable"))
+    health.remapped_rows_uncorrectable = json_int(rows.get("uncorrectable"))
     health.remapped_rows_pending, health.remapped_rows_failure = _flag(rows.get("pending")), _flag(rows.get("failure"))
-    inforom = _dict(data.get("inforom"))
+    inforom = json_dict(data.get("inforom"))
     valid = inforom.get("valid")
     health.inforom_valid = valid if isinstance(valid, bool) else None
-    health.inforom_error = _str(inforom.get("error")) if health.inforom_valid is False else None
-    health.inforom_image = _str(inforom.get("image"))
-    temperature = _dict(data.get("temperature"))
-    health.temperature_c = _int(temperature.get("current"))
-    health.slowdown_temp_c = _int(temperature.get("slowdown"))
-    health.shutdown_temp_c = _int(temperature.get("shutdown"))
-    mask = _int(data.get("clock_reasons"))
+    health.inforom_error = json_text(inforom.get("error")) if health.inforom_valid is False else None
+    health.inforom_image = json_text(inforom.get("image"))
+    temperature = json_dict(data.get("temperature"))
+    health.temperature_c = json_int(temperature.get("current"))
+    health.slowdown_temp_c = json_int(temperature.get("slowdown"))
+    health.shutdown_temp_c = json_int(temperature.get("shutdown"))
+    mask = json_int(data.get("clock_reasons"))
     health.clock_reasons_active = clock_reasons(mask)
-    health.compute_processes = _int(data.get("compute_processes"))
-    health.mig_instances = _int(data.get("mig_instances")) if health.mig_enabled else None
-    fabric = _dict(data.get("fabric"))
-    health.fabric_state = FABRIC_STATES.get(_int(fabric.get("state")))  # type: ignore[arg-type]
+    health.compute_processes = json_int(data.get("compute_processes"))
+    health.mig_instances = json_int(data.get("mig_instances")) if health.mig_enabled else None
+    fabric = json_dict(data.get("fabric"))
+    health.fabric_state = FABRIC_STATES.get(json_int(fabric.get("state")))  # type: ignore[arg-type]
     # NVML fills the status only once registration has finished
-    if health.fabric_state == "completed" and _int(fabric.get("status")) is not None:
+    if health.fabric_state == "completed" and json_int(fabric.get("status")) is not None:
         health.fabric_status = "NVML_SUCCESS" if fabric["status"] == 0 else NVML_ERROR_NAMES.get(
             fabric["status"], f"NVML error {fabric['status']}")
     return health, mask is not None and mask >= 0
@@ -134,7 +123,7 @@ def _from_nvml_record(record: dict[str, Any]) -> tuple[GpuHealth, bool]:
 
 @never_raises(list)
 def _nvml_records(data: Any) -> list[tuple[GpuHealth, bool]]:
-    if not isinstance(data, dict) or _dict(data.get("init")).get("ok") is not True:
+    if not isinstance(data, dict) or json_dict(data.get("init")).get("ok") is not True:
         return []
     devices = data.get("devices") if isinstance(data.get("devices"), list) else []
     return [_from_nvml_record(record) for record in devices if isinstance(record, dict)]

@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from gpudoctor.facts.json_values import json_int, json_text
 from gpudoctor.facts.model import GpuInfo
 from gpudoctor.facts.pci_address import normalize_bus_id
 
@@ -38,7 +39,7 @@ BRAND_NAMES = {
 
 def brand_name(value: Any) -> str | None:
     """NVML's brand number as nvidia-smi spells it; a brand NVML added later stays unknown (None)."""
-    return BRAND_NAMES.get(value) if _int(value) is not None else None
+    return BRAND_NAMES.get(value) if json_int(value) is not None else None
 
 
 def cuda_version_from_int(value: Any) -> str | None:
@@ -48,42 +49,34 @@ def cuda_version_from_int(value: Any) -> str | None:
     return f"{value // 1000}.{(value % 1000) // 10}"
 
 
-def _str(value: Any) -> str | None:
-    return value if isinstance(value, str) and value.strip() else None
-
-
-def _int(value: Any) -> int | None:
-    return value if isinstance(value, int) and not isinstance(value, bool) else None
-
-
 def _gpu(record: dict[str, Any]) -> GpuInfo:
-    gpu = GpuInfo(index=_int(record.get("index")), name=_str(record.get("name")))
-    gpu.uuid = _str(record.get("uuid"))
-    gpu.serial = _str(record.get("serial"))
-    gpu.bus_id = normalize_bus_id(record.get("pci_bus_id")) if _str(record.get("pci_bus_id")) else None
-    total = _int(record.get("memory_total_bytes"))
-    used = _int(record.get("memory_used_bytes"))
+    gpu = GpuInfo(index=json_int(record.get("index")), name=json_text(record.get("name")))
+    gpu.uuid = json_text(record.get("uuid"))
+    gpu.serial = json_text(record.get("serial"))
+    gpu.bus_id = normalize_bus_id(record.get("pci_bus_id")) if json_text(record.get("pci_bus_id")) else None
+    total = json_int(record.get("memory_total_bytes"))
+    used = json_int(record.get("memory_used_bytes"))
     gpu.memory_total_mib = total // (1024 * 1024) if total is not None else None
     gpu.memory_used_mib = used // (1024 * 1024) if used is not None else None
     capability = record.get("compute_capability")
-    if isinstance(capability, list) and len(capability) == 2 and all(_int(c) is not None for c in capability):
+    if isinstance(capability, list) and len(capability) == 2 and all(json_int(c) is not None for c in capability):
         gpu.compute_capability = f"{capability[0]}.{capability[1]}"
         gpu.compute_capability_source = "nvml"
     gpu.brand = brand_name(record.get("brand"))
-    gpu.compute_mode = _str(record.get("compute_mode"))
+    gpu.compute_mode = json_text(record.get("compute_mode"))
     persistence = record.get("persistence_mode")
     gpu.persistence_mode = persistence if isinstance(persistence, bool) else None
     mig = record.get("mig_mode")
     if isinstance(mig, dict):
         names = {0: "Disabled", 1: "Enabled"}
         # _int first: a damaged record may hold a list there, and a list is no dict key
-        gpu.mig_mode_current = names.get(_int(mig.get("current")))  # type: ignore[arg-type]
-        gpu.mig_mode_pending = names.get(_int(mig.get("pending")))  # type: ignore[arg-type]
+        gpu.mig_mode_current = names.get(json_int(mig.get("current")))  # type: ignore[arg-type]
+        gpu.mig_mode_pending = names.get(json_int(mig.get("pending")))  # type: ignore[arg-type]
     pcie = record.get("pcie") if isinstance(record.get("pcie"), dict) else {}
-    gpu.pcie_gen_current = _int(pcie.get("gen_current"))
-    gpu.pcie_gen_max = _int(pcie.get("gen_max"))
-    gpu.pcie_width_current = _int(pcie.get("width_current"))
-    gpu.pcie_width_max = _int(pcie.get("width_max"))
+    gpu.pcie_gen_current = json_int(pcie.get("gen_current"))
+    gpu.pcie_gen_max = json_int(pcie.get("gen_max"))
+    gpu.pcie_width_current = json_int(pcie.get("width_current"))
+    gpu.pcie_width_max = json_int(pcie.get("width_max"))
     return gpu
 
 
@@ -96,18 +89,18 @@ def parse_nvml_json(data: Any) -> NvmlFacts:
     bindings = data.get("bindings") if isinstance(data.get("bindings"), dict) else {}
     importable = bindings.get("importable")
     facts.bindings_importable = importable if isinstance(importable, bool) else None
-    facts.bindings_error = _str(bindings.get("error"))
+    facts.bindings_error = json_text(bindings.get("error"))
     init = data.get("init") if isinstance(data.get("init"), dict) else {}
     init_ok = init.get("ok")
     facts.init_ok = init_ok if isinstance(init_ok, bool) else None
     error = init.get("error") if isinstance(init.get("error"), dict) else {}
-    facts.error_code = _int(error.get("code"))
-    facts.error_name = _str(error.get("name"))
-    facts.error_message = _str(error.get("message"))
-    facts.driver_version = _str(data.get("driver_version"))
-    facts.nvml_version = _str(data.get("nvml_version"))
+    facts.error_code = json_int(error.get("code"))
+    facts.error_name = json_text(error.get("name"))
+    facts.error_message = json_text(error.get("message"))
+    facts.driver_version = json_text(data.get("driver_version"))
+    facts.nvml_version = json_text(data.get("nvml_version"))
     facts.cuda_driver_version = cuda_version_from_int(data.get("cuda_driver_version"))
-    facts.device_count = _int(data.get("device_count"))
+    facts.device_count = json_int(data.get("device_count"))
     devices = data.get("devices") if isinstance(data.get("devices"), list) else []
     for record in devices:
         if isinstance(record, dict):

@@ -13,6 +13,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
+from gpudoctor.facts.json_values import json_dict, json_int, json_text
 from gpudoctor.facts.pci_address import normalize_bus_id
 from gpudoctor.facts.topology_model import NvLinkPort, NvLinkState, PcieLink
 
@@ -110,53 +111,41 @@ def parse_cpu_list(text: Any) -> set[int]:
 # --------------------------------------------------------------------------- NVML record -> topology
 
 
-def _int(value: Any) -> int | None:
-    return value if isinstance(value, int) and not isinstance(value, bool) else None
-
-
-def _dict(value: Any) -> dict[str, Any]:
-    return value if isinstance(value, dict) else {}
-
-
-def _str(value: Any) -> str | None:
-    return value.strip() if isinstance(value, str) and value.strip() else None
-
-
 def _port(record: Any) -> NvLinkPort | None:
-    record = _dict(record)
-    link = _int(record.get("link"))
+    record = json_dict(record)
+    link = json_int(record.get("link"))
     if link is None:
         return None
     active = record.get("active")
     remote_type = record.get("remote_type")
-    if _int(remote_type) is not None:
+    if json_int(remote_type) is not None:
         remote_type = REMOTE_TYPES.get(remote_type, "unknown")
     return NvLinkPort(link=link, active=active if isinstance(active, bool) else None,
-                      version=_int(record.get("version")),
+                      version=json_int(record.get("version")),
                       remote_bus_id=normalize_bus_id(record.get("remote_bus_id")),
-                      remote_type=_str(remote_type))
+                      remote_type=json_text(remote_type))
 
 
 def _gpu(record: dict[str, Any]) -> NvmlGpu | None:
-    index = _int(record.get("index"))
+    index = json_int(record.get("index"))
     if index is None:
         return None
-    pcie = _dict(record.get("pcie"))
-    gpu = NvmlGpu(index=index, name=_str(record.get("name")), bus_id=normalize_bus_id(record.get("pci_bus_id")),
-                  numa_node=_int(record.get("numa_node")))
+    pcie = json_dict(record.get("pcie"))
+    gpu = NvmlGpu(index=index, name=json_text(record.get("name")), bus_id=normalize_bus_id(record.get("pci_bus_id")),
+                  numa_node=json_int(record.get("numa_node")))
     affinity = record.get("cpu_affinity")
     gpu.cpu_affinity = cpu_list(affinity) if isinstance(affinity, list) else None
-    gpu.pcie = PcieLink(gen_current=_int(pcie.get("gen_current")), gen_max=_int(pcie.get("gen_max")),
-                        width_current=_int(pcie.get("width_current")), width_max=_int(pcie.get("width_max")),
-                        replay_count=_int(pcie.get("replay_count")))
+    gpu.pcie = PcieLink(gen_current=json_int(pcie.get("gen_current")), gen_max=json_int(pcie.get("gen_max")),
+                        width_current=json_int(pcie.get("width_current")), width_max=json_int(pcie.get("width_max")),
+                        replay_count=json_int(pcie.get("replay_count")))
     if any(value is not None for value in vars(gpu.pcie).values()):
         gpu.pcie.source = "nvml"  # a lost GPU's empty link is nobody's word
     links = record.get("nvlink")
     if isinstance(links, list):
         ports = [port for port in map(_port, links) if port is not None]
         gpu.nvlink = NvLinkState(ports=ports, source="nvml") if ports else None
-    fabric = _dict(_dict(record.get("health")).get("fabric"))
-    gpu.fabric_state = FABRIC_STATES.get(_int(fabric.get("state")))  # type: ignore[arg-type]
+    fabric = json_dict(json_dict(record.get("health")).get("fabric"))
+    gpu.fabric_state = FABRIC_STATES.get(json_int(fabric.get("state")))  # type: ignore[arg-type]
     return gpu
 
 
@@ -189,7 +178,7 @@ def _nvlink_path(a: NvmlGpu | None, b: NvmlGpu | None) -> str | None:
 def nvml_topology(data: Any) -> NvmlTopology:
     """The topology NVML reported in the probe's record; an empty one for anything else."""
     topology = NvmlTopology()
-    if not isinstance(data, dict) or _dict(data.get("init")).get("ok") is not True:
+    if not isinstance(data, dict) or json_dict(data.get("init")).get("ok") is not True:
         return topology
     devices = data.get("devices") if isinstance(data.get("devices"), list) else []
     for record in devices:
@@ -198,17 +187,17 @@ def nvml_topology(data: Any) -> NvmlTopology:
             topology.gpus.setdefault(gpu.index, gpu)
     pairs = data.get("pairs") if isinstance(data.get("pairs"), list) else []
     for record in pairs:
-        record = _dict(record)
-        a, b = _int(record.get("a")), _int(record.get("b"))
+        record = json_dict(record)
+        a, b = json_int(record.get("a")), json_int(record.get("b"))
         if a is None or b is None or a == b or (min(a, b), max(a, b)) in topology.pairs:
             continue
         a, b = min(a, b), max(a, b)
-        p2p = _dict(record.get("p2p"))
+        p2p = json_dict(record.get("p2p"))
         pair = NvmlPair(a=a, b=b)
         pair.path = _nvlink_path(topology.gpu(a), topology.gpu(b)) or TOPOLOGY_PATHS.get(
-            _int(record.get("common_ancestor")))  # type: ignore[arg-type]
-        pair.p2p_read = P2P_STATUS.get(_int(p2p.get("read")))  # type: ignore[arg-type]
-        pair.p2p_nvlink = P2P_STATUS.get(_int(p2p.get("nvlink")))  # type: ignore[arg-type]
+            json_int(record.get("common_ancestor")))  # type: ignore[arg-type]
+        pair.p2p_read = P2P_STATUS.get(json_int(p2p.get("read")))  # type: ignore[arg-type]
+        pair.p2p_nvlink = P2P_STATUS.get(json_int(p2p.get("nvlink")))  # type: ignore[arg-type]
         if pair.path or pair.p2p_read or pair.p2p_nvlink:
             topology.pairs[(a, b)] = pair
     return topology

@@ -19,8 +19,9 @@ from typing import Any
 
 from gpudoctor.evidence.model import EvidenceItem
 from gpudoctor.facts.framework_model import ProbeRun
+from gpudoctor.facts.json_values import json_dict, json_int
 from gpudoctor.facts.framework_probe import (
-    MAX_ITEMS, MAX_TEXT, _bool, _dict, _float, _int, _probe_json, _str, _tail, capability, parse_python_target,
+    MAX_ITEMS, MAX_TEXT, _bool, _float, _probe_json, _str, _tail, capability, parse_python_target,
     probe_run,
 )
 from gpudoctor.facts.smoke_model import (
@@ -42,7 +43,7 @@ def _nonnegative(value: Any) -> float | None:
 
 
 def _count(value: Any) -> int | None:
-    number = _int(value)
+    number = json_int(value)
     return number if number is not None and number >= 0 else None
 
 
@@ -146,7 +147,7 @@ def smoke_run(item: EvidenceItem | None, data: Any) -> ProbeRun:
         return run
     if data.get("installed") is False or data.get("import_ok") is False:
         return probe_run(item, data)
-    run = ProbeRun(exit_code=_int(item.exit_code), duration_s=_float(item.duration_s))
+    run = ProbeRun(exit_code=json_int(item.exit_code), duration_s=_float(item.duration_s))
     if not _is_smoke_record(data):
         run.status = "crashed"
         run.error = _str(item.error) or "the probe printed an incomplete result"
@@ -191,7 +192,7 @@ def parse_smoke(item: EvidenceItem | None) -> SmokeFacts:
         facts.stopped_by = "interrupt"
     if facts.stopped_by is None and item.timed_out:
         facts.stopped_by = "timeout"
-    facts.errors = {key[:200]: value[:MAX_TEXT] for key, value in _dict(data.get("errors")).items()
+    facts.errors = {key[:200]: value[:MAX_TEXT] for key, value in json_dict(data.get("errors")).items()
                     if isinstance(key, str) and isinstance(value, str) and key and value.strip()}
     if facts.run.status not in ("ok", "timed_out"):
         return facts
