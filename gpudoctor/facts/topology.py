@@ -181,5 +181,29 @@ def build_topology(facts: Any) -> MachineTopology:
     return topo
 
 
+def nvswitch_fabric(topo: MachineTopology, gpus: set[int] | None = None) -> str | None:
+    """Whether the GPUs meet in an NVSwitch fabric: "present" when NVSwitches are on the PCI bus, "inferred" when
+    some GPU's NVLinks add up to more than any GPU has (direct cabling cannot do that), else None.
+
+    Either way every known pair among ``gpus`` (all GPUs by default) must be NV#: a switch that leaves some pair on
+    PCIe is not the picture of one fabric.
+    """
+    from gpudoctor.kb.gpu_specs import max_nvlinks_per_gpu
+
+    wanted = gpus if gpus is not None else {gpu.index for gpu in topo.gpus}
+    paths = {(pair.a, pair.b): pair.path for pair in topo.pairs
+             if pair.a in wanted and pair.b in wanted and pair.a != pair.b and pair.path}
+    if len(wanted) < 2 or not paths or not all(nvlink_count(path) for path in paths.values()):
+        return None
+    if isinstance(topo.nvswitches, int) and topo.nvswitches > 0:
+        return "present"
+    per_gpu: dict[int, int] = {}
+    for (a, b), path in paths.items():
+        for gpu in (a, b):
+            per_gpu[gpu] = per_gpu.get(gpu, 0) + (nvlink_count(path) or 0)
+    most = max_nvlinks_per_gpu()
+    return "inferred" if most is not None and max(per_gpu.values()) > most else None
+
+
 def gpus_with_nvlink_peers(topo: MachineTopology) -> set[int]:
     return {index for pair in topo.pairs if nvlink_count(pair.path) for index in (pair.a, pair.b)}

@@ -291,6 +291,13 @@ def _nvlink_rows() -> tuple[dict[str, Any], ...]:
     return tuple(row for row in _load("nvlink.json").get("rows", []) if isinstance(row, dict))
 
 
+def max_nvlinks_per_gpu() -> int | None:
+    """The most NVLinks any GPU generation has (18 for Hopper and Blackwell): more on one GPU means a switch."""
+    counts = [row["links_per_gpu"] for row in _nvlink_rows()
+              if isinstance(row.get("links_per_gpu"), int) and not isinstance(row.get("links_per_gpu"), bool)]
+    return max(counts) if counts else None
+
+
 def expected_nvlinks(spec: object) -> int | None:
     """How many NVLinks an SXM GPU has (H100 SXM: 18, A100 SXM4: 12, V100 SXM2: 6), None without NVLink.
 

@@ -23,6 +23,7 @@ from dataclasses import dataclass, field
 from xml.sax.saxutils import escape
 
 from gpudoctor.facts.pci_address import normalize_bus_id
+from gpudoctor.facts.topology import nvswitch_fabric
 from gpudoctor.facts.topology_model import MachineTopology, TopoGpu, nvlink_count
 from gpudoctor.render.topology_text import (
     NO_TOPOLOGY,
@@ -63,7 +64,6 @@ COLORS = {
 FONT = "DejaVu Sans, Helvetica, Arial, sans-serif"
 MONO = "DejaVu Sans Mono, Menlo, Consolas, monospace"
 NEAR = ("PIX", "PXB")
-MAX_NVLINKS_PER_GPU = 18  # H100/H200/B200 have 18; no GPU has more
 
 
 @dataclass
@@ -228,11 +228,12 @@ class _Drawing:
         body += self._numa_boxes(boxes, top, box_bottom)
         body += self._sys_links(boxes, top)
         body += self._pcie_links(boxes, top)
-        nvswitch = self._is_nvswitch()
+        # One NVSwitch bar instead of n² curves when facts say the GPUs meet in a switch fabric.
+        nvswitch = nvswitch_fabric(self.topo, self.gpu_set)
         depth = 0.0
         if nvswitch:
             bar_y = box_bottom + 56
-            body += self._nvswitch(bar_y)
+            body += self._nvswitch(bar_y, nvswitch)
             depth = bar_y + 34 - box_bottom
         else:
             arcs, depth = self._nvlink_arcs(box_bottom)
@@ -359,20 +360,6 @@ class _Drawing:
                 paths.setdefault((min(pair.a, pair.b), max(pair.a, pair.b)), pair.path)
         return paths
 
-    def _is_nvswitch(self) -> bool:
-        """One NVSwitch bar instead of n² curves when every GPU pair known is NV# and either the machine has
-        NVSwitches or some GPU's NVLinks add up to more than any GPU has (18): direct cabling cannot do that."""
-        paths = self._pair_paths()
-        if len(self.gpus) < 2 or not paths or not all(nvlink_count(path) for path in paths.values()):
-            return False
-        if isinstance(self.topo.nvswitches, int) and self.topo.nvswitches > 0:
-            return True
-        per_gpu: dict[int, int] = {}
-        for (a, b), path in paths.items():
-            for gpu in (a, b):
-                per_gpu[gpu] = per_gpu.get(gpu, 0) + (nvlink_count(path) or 0)
-        return max(per_gpu.values()) > MAX_NVLINKS_PER_GPU
-
     def _down(self, gpu: int) -> list[tuple[int, str | None]]:
         """The GPU's down NVLinks as (link, normalised remote bus id or None)."""
         state = getattr(self.by_index.get(gpu), "nvlink", None)
@@ -442,11 +429,11 @@ class _Drawing:
                 + _text(mx, apex + 3.5, label, size=10, anchor="middle", fill=color, weight="bold") + "</g>")
         return out, deepest
 
-    def _nvswitch(self, bar_y: float) -> list[str]:
+    def _nvswitch(self, bar_y: float, fabric: str) -> list[str]:
         xs = [self.gpu_xy[g][0] for g in self.gpus]
         left, right = min(xs), max(xs) + GPU_W
         count = self.topo.nvswitches if isinstance(self.topo.nvswitches, int) else 0
-        label = (f"NVSwitch × {count}" if count > 0
+        label = (f"NVSwitch × {count}" if fabric == "present"
                  else "NVSwitch (inferred: more NVLinks per GPU than direct links allow)")
         if self.topo.fabric_manager:
             label += f" · fabric manager: {clean(self.topo.fabric_manager)}"

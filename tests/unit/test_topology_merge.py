@@ -83,3 +83,27 @@ def test_any_json_in_the_topology_sources_never_breaks_the_merge(sources):
     evidence = make_evidence(**{name.replace("-", "_").replace(".", "_"): value for name, value in sources.items()})
     topo = build_topology(Facts(evidence))
     assert isinstance(topo.gpus, list)
+
+
+def test_nvswitch_fabric_present_inferred_or_none():
+    import copy
+
+    from gpudoctor.facts.topology import nvswitch_fabric
+    from gpudoctor.facts.topology_model import GpuPair, MachineTopology, TopoGpu
+    from gpudoctor.kb.gpu_specs import max_nvlinks_per_gpu
+    from tests.synthetic.topologies import synthetic_dgx1_v100, synthetic_h100_nvswitch
+
+    assert max_nvlinks_per_gpu() == 18  # Hopper and Blackwell, kb/data/nvlink.json
+    h100 = synthetic_h100_nvswitch()
+    assert nvswitch_fabric(h100) == "present"
+    bare = copy.deepcopy(h100)
+    bare.nvswitches = 0  # NV18 to 7 peers is 126 links on one GPU: only a switch does that
+    assert nvswitch_fabric(bare) == "inferred"
+    assert nvswitch_fabric(synthetic_dgx1_v100()) is None  # hybrid cube mesh: some pairs are SYS
+    # 19 links on one GPU is one more than any GPU has; 18 could still be direct cabling
+    three = MachineTopology(gpus=[TopoGpu(i) for i in range(3)],
+                            pairs=[GpuPair(0, 1, "NV9"), GpuPair(0, 2, "NV10"), GpuPair(1, 2, "NV1")])
+    assert nvswitch_fabric(three) == "inferred"
+    three.pairs[1].path = "NV9"
+    assert nvswitch_fabric(three) is None
+    assert nvswitch_fabric(three, {0}) is None  # one GPU meets nobody
