@@ -7,7 +7,7 @@ from gpudoctor.api import Finding, Fix, Severity, check, not_applicable, ok
 from gpudoctor.results import Outcome
 
 from gpudoctor_checks._frameworks import (
-    driver_usable, driver_version, evidence_names, gpu_names, gpus_present, pip, probe_status_outcome, python_words,
+    capabilities, driver_usable, driver_version, evidence_names, gpu_names, gpus_present, pip, probe_status_outcome, python_words,
 )
 
 
@@ -21,8 +21,9 @@ def jax_on_gpu(facts, ctx) -> Outcome:
     present on this machine, but a CUDA-enabled jaxlib is not installed. Falling back to cpu." A plugin
     whose version doesn't match jaxlib, or whose CUDA needs a newer driver, fails the same quiet way.
 
-    How to fix: `pip install -U "jax[cuda12]"` (driver ≥ 525) or `"jax[cuda13]"` (driver ≥ 580): the extra
-    installs the plugin and pjrt matched to jaxlib.
+    How to fix: `pip install "jax[cuda12]==<installed jax>"` (driver ≥ 525) or `"jax[cuda13]==…"` (driver ≥ 580):
+    the extra installs the plugin and pjrt matched to jaxlib. The installed release is kept when it ships that
+    extra; otherwise the newest release for this Python that does (the knowledge base's JAX release table).
     """
     jax = facts.jax
     failed = probe_status_outcome("jax", jax)
@@ -39,7 +40,7 @@ def jax_on_gpu(facts, ctx) -> Outcome:
         return ok(f"{describe}: on the CPU; no NVIDIA GPU here", data)
     if not driver_usable(facts):
         return not_applicable(f"{describe}: on the CPU, and no NVIDIA driver is loaded (see DRV001)", data)
-    extra = kb.jax_install_requirement(driver_version(facts), (jax.python.os if jax.python else None) or "linux")
+    extra = _jax_requirement(facts, jax)
     if jax.plugins:
         reason = ("its CUDA plugin (" + ", ".join(f"{k} {v}" for k, v in sorted(jax.plugins.items()))
                   + ") did not initialise")
@@ -48,10 +49,26 @@ def jax_on_gpu(facts, ctx) -> Outcome:
     else:
         reason = "no CUDA plugin is installed (plain `jax` is CPU-only)"
     message = f"JAX runs on the CPU though {gpu_names(facts)} is present: {reason}"
-    fix = (Fix("Install JAX with the CUDA plugin matched to jaxlib.", (f'{pip(jax.python)} install -U "{extra}"',),
+    fix = (Fix("Install JAX with the CUDA plugin matched to jaxlib.", (f'{pip(jax.python)} install "{extra}"',),
                url="https://docs.jax.dev/en/latest/installation.html")
            if extra else Fix("This driver is too old for JAX's CUDA 12 plugin: upgrade the driver to ≥ 525.60.13.", ()))
     return Outcome(message, [Finding(Severity.PROBLEM, message, fix, evidence_names("jax", jax))], data)
+
+
+def _jax_requirement(facts, jax) -> str | None:
+    """``jax[cudaNN]==V``: the installed JAX with the CUDA extra this driver and these GPUs run when that release
+    ships it, else the newest release for this Python that does; unpinned when the table knows neither."""
+    from gpudoctor.kb.jax_releases import choose_jax
+
+    os_name = (jax.python.os if jax.python else None) or "linux"
+    python = jax.python.major_minor if jax.python else None
+    ccs = capabilities(facts, jax.devices)
+    for version in (jax.version, None):
+        choice = choose_jax(driver_version=driver_version(facts), python_version=python, os=os_name,
+                            compute_capabilities=ccs, jax_version=version)
+        if choice.status == "ok" and choice.requirement:
+            return choice.requirement
+    return kb.jax_install_requirement(driver_version(facts), os_name, compute_capabilities=ccs)
 
 
 @check("CUPY001", area="cupy", title="CuPy reaches the GPU")

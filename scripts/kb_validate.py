@@ -540,6 +540,34 @@ def _check_packages_file(data: dict[str, Any], driver: dict[str, Any] | None, er
         cc = row.get("min_compute_capability")
         if not isinstance(cc, str) or not CC_RE.fullmatch(cc):
             errors.append(f"{where}: min_compute_capability {cc!r} is not 'X.Y'")
+    releases = _rows(f"{name} jax", jax, "releases", errors)
+    known_extras = seen
+    seen_releases: list[tuple[int, ...]] = []
+    for row in releases:
+        version = row.get("version")
+        where = f"{name}: jax {version}"
+        _check_sources(where, row, sources, errors)
+        if not isinstance(version, str) or not re.fullmatch(r"\d+(\.\d+){2,3}", version):
+            errors.append(f"{where}: version is not 'X.Y.Z'")
+            continue
+        key = tuple(int(x) for x in version.split("."))  # all parts: 0.9.0.1 is not 0.9.0
+        if key in seen_releases:
+            errors.append(f"{where}: duplicate release")
+        elif seen_releases and key > seen_releases[-1]:
+            errors.append(f"{where}: releases are not newest first")
+        seen_releases.append(key)
+        _python_range(where, row, errors)
+        if row.get("python_min") is None or row.get("python_max") is None:
+            errors.append(f"{where}: python_min and python_max are both needed")
+        extras_of = row.get("extras")
+        if not isinstance(extras_of, list) or not extras_of or not all(isinstance(x, str) for x in extras_of):
+            errors.append(f"{where}: extras is not a non-empty list of extra names")
+        elif set(extras_of) - known_extras:
+            errors.append(f"{where}: extras {sorted(set(extras_of) - known_extras)} are not in jax.extras")
+        jaxlib = row.get("jaxlib")
+        if jaxlib is not None and (not isinstance(jaxlib, str) or not re.fullmatch(r"\d+(\.\d+){2,3}", jaxlib)
+                                   or tuple(int(x) for x in jaxlib.split(".")) > key):
+            errors.append(f"{where}: jaxlib {jaxlib!r} is not a version at or below the release")
     seen_packages: set[str] = set()
     for row in packages:
         package = row.get("package")
@@ -551,7 +579,7 @@ def _check_packages_file(data: dict[str, Any], driver: dict[str, Any] | None, er
         if package in seen_packages:
             errors.append(f"{where}: duplicate package")
         seen_packages.add(str(package))
-    return {"jax_extras": len(extras), "cupy_packages": len(packages)}
+    return {"jax_extras": len(extras), "jax_releases": len(releases), "cupy_packages": len(packages)}
 
 
 def _positive(value: object) -> bool:

@@ -1,6 +1,6 @@
 
-# NVIDIA's CUDA repository: its key is checked against the key id NVIDIA published before rpm imports it
-# (@@KEY_SOURCE@@); dnf then checks every package's signature.
+# NVIDIA's CUDA repository: its key is checked against the full fingerprint NVIDIA published before rpm imports
+# it (@@KEY_SOURCE@@); dnf then checks every package's signature with it.
 cuda_arch() {
   case "$(uname -m)" in
     aarch64 | arm64) printf 'sbsa' ;;
@@ -16,7 +16,7 @@ setup_cuda_repo() {
   ensure_prereqs
   local url
   url="@@CUDA_REPO_BASE@@/$(cuda_arch)"
-  download "$url/@@CUDA_KEY@@.pub" "$WORK/cuda.pub"
+  download "$url/@@CUDA_KEY_ID@@.pub" "$WORK/cuda.pub"
   run verify_key "$WORK/cuda.pub" @@CUDA_KEY@@
   as_root rpm --import "$WORK/cuda.pub"
   download "$url/cuda-@@REPO@@.repo" "$WORK/cuda.repo"

@@ -20,6 +20,11 @@ SOURCES = {
                     "Debian-based repos sign with 3bf863cc, RPM-based with d42d0685; full apt fingerprint "
                     "EB693B3035CD5710E231E123A4B469963BF863CC (cudatools@nvidia.com, also pinned by "
                     "NVIDIA/ansible-collection-dpu-ops#3 'A4B469963BF863CC - cudatools')",
+    "RPM_KEY": "NVIDIA/cuda-repo-management SIGNATURES.md (https://github.com/NVIDIA/cuda-repo-management/blob/main/"
+               "SIGNATURES.md): the rhel8 repository metadata verified with, and dnf's 'Importing GPG key "
+               "0xD42D0685' prompt showing, fingerprint 610C 7B14 E068 A878 070D A4E9 9CD0 A493 D42D 0685 "
+               "(cudatools <cudatools@nvidia.com>); the same file gives the apt key as EB693B30...3BF863CC. "
+               "Red Hat's Conforma release policies allow NVIDIA CUDA RPMs by the long key id 9cd0a493d42d0685",
     "CTK_GUIDE": "Installing the NVIDIA Container Toolkit (https://docs.nvidia.com/datacenter/cloud-native/"
                  "container-toolkit/latest/install-guide.html): key https://nvidia.github.io/libnvidia-container/"
                  "gpgkey, apt list stable/deb/$(ARCH), dnf repo stable/rpm/nvidia-container-toolkit.repo, "
@@ -37,9 +42,9 @@ SOURCES = {
 }
 
 CUDA_APT_FINGERPRINT = "EB693B3035CD5710E231E123A4B469963BF863CC"
-# Only the key id of the RPM repositories' key is published in the sources above (not its full fingerprint), so
-# the script checks that the key's fingerprint ends in it; dnf then verifies every package's signature with it.
+# The RPM repositories' key is the file <key id>.pub in each repository folder (RPM_KEY).
 CUDA_RPM_KEY_ID = "D42D0685"
+CUDA_RPM_FINGERPRINT = "610C7B14E068A878070DA4E99CD0A493D42D0685"
 CTK_FINGERPRINT = "C95B321B61E88C1809C4F759DDCAE044F796ECB0"
 CUDA_REPO_BASE = "https://developer.download.nvidia.com/compute/cuda/repos"
 CTK_KEY_URL = "https://nvidia.github.io/libnvidia-container/gpgkey"

@@ -39,18 +39,26 @@ from gpudoctor.generate.model import Choice, DockerfileRequest, GeneratedFile, G
 
 __all__ = ["generate_dockerfile", "load_template", "OS_PYTHON", "DEADSNAKES_PYTHONS", "CPU_PYTHONS"]
 
-# The Python each supported base OS ships as python3 (Ubuntu's release notes).
+# The Python each supported base OS ships as python3 (packages.ubuntu.com: jammy python3 3.10.6-1~22.04, noble
+# python3 3.12.3-0ubuntu1).
 OS_PYTHON = {"ubuntu24.04": "3.12", "ubuntu22.04": "3.10"}
 # Tried in this order when no --os is asked: the newest LTS first.
 OS_ORDER = ("ubuntu24.04", "ubuntu22.04")
-# What the deadsnakes PPA (launchpad.net/~deadsnakes/+archive/ubuntu/ppa, "Supported Ubuntu and Python
-# Versions") builds for each LTS: every recent Python except the one the release ships itself.
+# What the deadsnakes PPA builds for each LTS. Its description ("Supported Ubuntu and Python Versions" on
+# launchpad.net/~deadsnakes/+archive/ubuntu/ppa, as add-apt-repository prints it in 2024-2025 logs; noble's line as
+# corrected in github.com/deadsnakes/issues/issues/284): jammy "Python3.7 - Python3.9, Python3.11 - Python3.13",
+# noble "Python3.7 - Python3.11, Python3.13", never the Python Ubuntu itself ships. 3.14 on noble: newer than the
+# description, seen installed from the PPA on Ubuntu 24.04 (EduMIPS64/edumips64#1641, "install Python 3.14 from the
+# deadsnakes PPA", merged 2026-04). No such evidence for 3.14 on jammy, so it is left out there: a refusal naming
+# 3.13 beats a Dockerfile whose apt step fails.
 DEADSNAKES_PYTHONS = {
-    "ubuntu24.04": ("3.8", "3.9", "3.10", "3.11", "3.13"),
-    "ubuntu22.04": ("3.8", "3.9", "3.11", "3.12", "3.13"),
+    "ubuntu24.04": ("3.7", "3.8", "3.9", "3.10", "3.11", "3.13", "3.14"),
+    "ubuntu22.04": ("3.7", "3.8", "3.9", "3.11", "3.12", "3.13"),
 }
-# python:X.Y-slim-bookworm images of the Docker official "python" image for the --cpu base.
-CPU_PYTHONS = ("3.9", "3.10", "3.11", "3.12", "3.13")
+# python:X.Y-slim-bookworm images of the Docker official "python" image for the --cpu base. 3.9 reached end of life
+# and docker-library/python removed it (PR #1094, commit 59e4abf, "Remove all traces of the now-EOL 3.9 release
+# series", 2025-10-31); 3.14 came with the GA release (PR #1083, 2025-10-07).
+CPU_PYTHONS = ("3.10", "3.11", "3.12", "3.13", "3.14")
 CPU_DEFAULT_PYTHON = "3.12"
 FRAMEWORKS = ("torch", "tensorflow", "jax")
 FLAVORS = ("runtime", "devel")
@@ -83,8 +91,6 @@ class _Build:
     cuda: str | None  # the CUDA major.minor its GPU libraries were built for; None: CPU build
     pip_libs: bool  # the wheels bring the CUDA/cuDNN libraries themselves
     choice: Choice
-    pinned: bool = True
-    notes: tuple[str, ...] = ()  # comment lines over the pip RUN
 
 
 @dataclass(frozen=True)
@@ -219,7 +225,8 @@ def _torch_build(request: DockerfileRequest, driver: str | None, python: str, os
                                   python_version=python, torch_version=asked)
     if wheel.status != "ok" or wheel.torch is None or wheel.index_url is None or wheel.requirement is None:
         raise GenerationRefused("no torch build fits: " + "; ".join(wheel.reasons),
-                                _nearest_after_no_build(wheel.upgrade_driver_to, wheel.python_note, request))
+                                _nearest_after_no_build(wheel.upgrade_driver_to, wheel.python_note, request,
+                                                        os_token))
     if own is not None and wheel.torch != own.torch:
         floors = [kb.wheel_driver_floor(v.cuda) for v in own.variants if v.cuda]
         floor = min((f for f in floors if f and kb.parse_driver_version(f)), key=kb.parse_driver_version,
@@ -260,7 +267,8 @@ def _tensorflow_build(request: DockerfileRequest, driver: str | None, python: st
                                   tf_version=asked)
     if choice.status != "ok" or choice.version is None or choice.requirement is None:
         raise GenerationRefused("no TensorFlow build fits: " + "; ".join(choice.reasons),
-                                _nearest_after_no_build(choice.upgrade_driver_to, choice.python_note, request))
+                                _nearest_after_no_build(choice.upgrade_driver_to, choice.python_note, request,
+                                                        os_token))
     release = kb.tf_release(choice.version)
     if release is None:  # the data changed under us; treat as no build rather than guess
         raise GenerationRefused(f"TensorFlow {choice.version} is missing from the knowledge base", "--cpu")
@@ -288,42 +296,48 @@ def _tf_nearest(known: tuple, driver: str | None, python: str) -> str:
     return (release or known[0]).major_minor
 
 
-def _jax_build(request: DockerfileRequest, driver: str | None, python: str) -> _Build:
-    from gpudoctor import kb
+def _jax_build(request: DockerfileRequest, driver: str | None, python: str, os_token: str | None) -> _Build:
     from gpudoctor.kb.frameworks import jax_extras
+    from gpudoctor.kb.jax_releases import choose_jax, jax_release, jax_releases
 
-    version = request.framework_version
-    pin = f"=={version}" if version else ""
-    notes = () if version else (
-        "# The knowledge base has no JAX release table, so pip picks the newest JAX for this Python; pin one",
-        "# with --framework jax==X.Y.Z to make the build repeatable.",
-        "# hadolint ignore=DL3013",
-    )
-    unpinned_why = ("; JAX's Python range is not in the knowledge base: pip picks the newest JAX whose wheels "
-                    f"fit Python {python}")
-    if request.cpu:
-        requirement = f"jax{pin}"
-        why = "plain jax runs on the CPU" + ("" if version else unpinned_why)
-        return _Build("jax", f"'{requirement}'", requirement if version else None, None, None, False,
-                      Choice("jax", requirement, why), pinned=bool(version), notes=notes)
-    if driver is None:
+    asked = request.framework_version
+    own = jax_release(asked) if asked else None
+    if asked and own is None:
+        known = jax_releases()
+        newest = choose_jax(driver_version=driver, python_version=python, cpu=request.cpu,
+                            compute_capabilities=request.target.compute_capabilities)
+        raise GenerationRefused(
+            f"JAX {asked} is not a release gpudoctor knows (it knows {known[-1].version} to {known[0].version}, "
+            "the CUDA-plugin releases)", f"--framework jax=={newest.version or known[0].version}")
+    if not request.cpu and driver is None:
         raise GenerationRefused("jax[cuda12] or jax[cuda13] depends on the host driver, and none is known",
-                                "--for-driver 580.65.06")
-    ccs = request.target.compute_capabilities
-    requirement = kb.jax_install_requirement(driver, compute_capabilities=ccs)
-    if requirement is None:
-        floors = ", ".join(f"jax[{e.extra}] needs {e.linux_driver_min}" for e in jax_extras() if e.linux_driver_min)
-        oldest = min((e for e in jax_extras() if e.linux_driver_min), key=lambda e: e.cuda_major, default=None)
-        raise GenerationRefused(f"no JAX CUDA build runs on driver {driver} with these GPUs ({floors})",
-                                f"--for-driver {oldest.linux_driver_min}" if oldest else "--cpu")
-    extra = requirement[requirement.index("[") + 1:-1]
-    row = next(e for e in jax_extras() if e.extra == extra)
-    why = (f"driver {driver} runs CUDA {row.cuda_major}.x (jax[{extra}] needs {row.linux_driver_min} or newer); "
-           f"its CUDA and cuDNN come as pip wheels ({', '.join(row.plugin_packages)})"
-           + ("" if version else unpinned_why))
+                                f"--for-driver {jax_extras()[0].linux_driver_min}" if jax_extras() else "--cpu")
+    choice = choose_jax(driver_version=driver, python_version=python, cpu=request.cpu, jax_version=asked,
+                        compute_capabilities=() if request.cpu else request.target.compute_capabilities)
+    if choice.status != "ok" or choice.version is None or choice.requirement is None:
+        if own is not None:
+            fallback = choose_jax(driver_version=driver, python_version=python, cpu=request.cpu,
+                                  compute_capabilities=() if request.cpu else request.target.compute_capabilities)
+            floor = choice.upgrade_driver_to
+            if fallback.version is not None or own.supports_python(python) is False:
+                raise _version_refused(request, own.version, fallback.version or own.version,
+                                       own.supports_python(python) is False, own.python_min, own.python_max, python,
+                                       os_token, driver, floor)
+        if not request.cpu and choice.upgrade_driver_to:
+            floors = ", ".join(f"jax[{e.extra}] needs {e.linux_driver_min}" for e in jax_extras()
+                               if e.linux_driver_min)
+            raise GenerationRefused(f"no JAX CUDA build runs on driver {driver} with these GPUs ({floors})",
+                                    f"--for-driver {choice.upgrade_driver_to}")
+        raise GenerationRefused("no JAX build fits: " + "; ".join(choice.reasons),
+                                _nearest_after_no_build(None, choice.python_note, request, os_token))
+    constraint = f"jax=={choice.version}"
+    why = "; ".join(choice.reasons) + (f". {choice.python_note}" if choice.python_note else "")
+    if request.cpu:
+        return _Build("jax", f"'{choice.requirement}'", constraint, None, None, False,
+                      Choice("jax", choice.requirement, why))
+    row = next(e for e in jax_extras() if e.extra == choice.extra)
     cuda = _newest_cuda_of_major(row.cuda_major, driver)
-    return _Build("jax", f"'{requirement}{pin}'", f"jax{pin}" if version else None, None, cuda, True,
-                  Choice("jax", requirement + pin, why), pinned=bool(version), notes=notes)
+    return _Build("jax", f"'{choice.requirement}'", constraint, None, cuda, True, Choice("jax", choice.requirement, why))
 
 
 def _newest_cuda_of_major(major: int, driver: str) -> str | None:
@@ -340,14 +354,21 @@ def _newest_cuda_of_major(major: int, driver: str) -> str | None:
     return None
 
 
-def _nearest_after_no_build(upgrade: str | None, python_note: str | None, request: DockerfileRequest) -> str:
+def _nearest_after_no_build(upgrade: str | None, python_note: str | None, request: DockerfileRequest,
+                            os_token: str | None = None) -> str:
     if upgrade and not request.cpu:
         return f"--for-driver {upgrade}"
     if python_note:
         found = re.search(r"needs Python (\d\.\d+)-(\d\.\d+)|range \((\d\.\d+)-(\d\.\d+)\)", python_note)
         if found:
-            high = found.group(2) or found.group(4)
-            return f"--python {high}" if not request.cpu or high in CPU_PYTHONS else "--cpu"
+            low, high = found.group(1) or found.group(3), found.group(2) or found.group(4)
+            # The newest Python in range that the base image can give: a --python the next run accepts.
+            if request.cpu:
+                fit = next((v for v in reversed(CPU_PYTHONS) if _between(v, low, high)), None)
+            else:
+                fit = _python_in_range(os_token, low, high) if os_token else high
+            if fit:
+                return f"--python {fit}"
     return "--cpu" if not request.cpu else "--cpu --framework torch"
 
 
@@ -389,7 +410,7 @@ def _build(request: DockerfileRequest, driver: str | None, python: str, os_token
         return _torch_build(request, driver, python, os_token)
     if request.framework == "tensorflow":
         return _tensorflow_build(request, driver, python, os_token)
-    return _jax_build(request, driver, python)
+    return _jax_build(request, driver, python, os_token)
 
 
 # --------------------------------------------------------------------------- base image
@@ -552,7 +573,6 @@ def _common_fields(request: DockerfileRequest, build: _Build, choices: tuple[Cho
     return {
         "header": _header(request, choices),
         "base_image": image,
-        "framework_notes": "".join(line + "\n" for line in build.notes),
         "framework_install": build.pip_args,
         "gpudoctor_version": __version__,
         "constraints_step": constraint,

@@ -121,20 +121,36 @@ def _choose_framework(request: InstallScriptRequest, python: str, os_name: str) 
             kb.wheel_driver_floor(release.cuda, os_name) if release else None)
         return _Framework(f"TensorFlow {tf.version}", tf.requirement, "", "tensorflow", floor,
                           _major(release.cuda if release else None), "; ".join(tf.reasons[:3]))
-    # JAX: the extra for the driver that will run it; with no driver known, the one the newest floor gives (the
-    # driver step installs at least that).
+    # JAX: the pinned release and extra for the driver that will run it; with no driver known, the one the newest
+    # floor gives (the driver step installs at least that).
     from gpudoctor.kb.frameworks import jax_extras
+    from gpudoctor.kb.jax_releases import choose_jax, jax_releases
 
     assumed = driver or _newest_floor()
-    requirement = kb.jax_install_requirement(assumed, os_name, compute_capabilities=ccs)
-    if requirement is None:
-        raise GenerationRefused(f"no JAX CUDA build runs on driver {assumed}", nearest="--framework torch")
-    extra = requirement[requirement.index("[") + 1:-1]
-    row = next((e for e in jax_extras() if e.extra == extra), None)
-    version = request.framework_version
-    pinned = f"{requirement}=={version}" if version else requirement
-    return _Framework(f"JAX ({requirement})", pinned, "", "jax", row.linux_driver_min if row else None,
-                      _major(extra.replace("cuda", "")), f"{requirement} fits driver {assumed}")
+    jax = choose_jax(driver_version=assumed, python_version=python, os=os_name, compute_capabilities=ccs,
+                     jax_version=request.framework_version)
+    if jax.upgrade_driver_to and request.driver and os_name == "linux":
+        # The loaded driver is too old for any JAX CUDA build, but the driver step upgrades it to this build's floor.
+        assumed = _newest_floor()
+        jax = choose_jax(driver_version=assumed, python_version=python, os=os_name, compute_capabilities=ccs,
+                         jax_version=request.framework_version)
+    if jax.status != "ok" or not jax.requirement or not jax.extra:
+        newest = choose_jax(driver_version=assumed, python_version=python, os=os_name, compute_capabilities=ccs)
+        if request.framework_version and newest.version:
+            nearest = f"--framework jax=={newest.version}"
+        elif jax.upgrade_driver_to:
+            nearest = f"--for-driver {jax.upgrade_driver_to}"
+        elif jax.python_note:  # no release has wheels for this Python: the oldest that gets the newest JAX
+            nearest = f"--python {jax_releases()[0].python_min}"
+        else:
+            nearest = "--framework torch"
+        raise GenerationRefused("no JAX build fits: " + "; ".join(jax.reasons[:2]), nearest=nearest)
+    row = next((e for e in jax_extras() if e.extra == jax.extra), None)
+    why = "; ".join(jax.reasons[:2])
+    if jax.python_note:  # the distro's Python holds JAX back: say so, and how to get the newer release
+        why += f". {jax.python_note} (--python X.Y makes the venv with another Python)"
+    return _Framework(f"JAX {jax.version} ({jax.extra})", jax.requirement, "", "jax",
+                      row.linux_driver_min if row else None, row.cuda_major if row else None, why)
 
 
 def _release(version: str) -> str:
@@ -305,9 +321,13 @@ def generate_install_script(request: InstallScriptRequest) -> GeneratedFile:
         needs_repo = needs_repo or need is not None and not (
             distro.driver_default == "debian" and (_major(need) or 0) <= D.DEBIAN12_DRIVER_BRANCH)
     if needs_repo:
-        key = D.CUDA_APT_FINGERPRINT if distro.family == "apt" else D.CUDA_RPM_KEY_ID
-        body.append(_fragment(f"repo-{distro.family}.sh", KEY_SOURCE="KEY_ROTATION", REPO=distro.repo,
-                              CUDA_REPO_BASE=f"{D.CUDA_REPO_BASE}/{distro.repo}", CUDA_KEY=key))
+        if distro.family == "apt":
+            body.append(_fragment("repo-apt.sh", KEY_SOURCE="KEY_ROTATION", REPO=distro.repo,
+                                  CUDA_REPO_BASE=f"{D.CUDA_REPO_BASE}/{distro.repo}", CUDA_KEY=D.CUDA_APT_FINGERPRINT))
+        else:
+            body.append(_fragment("repo-dnf.sh", KEY_SOURCE="RPM_KEY", REPO=distro.repo,
+                                  CUDA_REPO_BASE=f"{D.CUDA_REPO_BASE}/{distro.repo}", CUDA_KEY=D.CUDA_RPM_FINGERPRINT,
+                                  CUDA_KEY_ID=D.CUDA_RPM_KEY_ID))
     if request.driver:
         steps.append("driver")
         text, choice = _driver_fragment(distro, wsl, need, request.target.compute_capabilities)
@@ -358,7 +378,8 @@ def generate_install_script(request: InstallScriptRequest) -> GeneratedFile:
     common = _fragment("common.sh", TARGET_NAME=_q(("WSL2 " if wsl else "") + distro.name),
                        OS_IDS=_q(" ".join(distro.os_ids)), OS_VERSION=_q(distro.version_id),
                        STEPS=_q(" ".join(steps)), VENV=_venv_default(request.venv))
-    sources = (*(("KEY_ROTATION",) if needs_repo else ()), *(("CTK_GUIDE", "CTK_KEY") if request.container_toolkit
+    repo_sources = ("KEY_ROTATION",) if distro.family == "apt" else ("KEY_ROTATION", "RPM_KEY")
+    sources = (*(repo_sources if needs_repo else ()), *(("CTK_GUIDE", "CTK_KEY") if request.container_toolkit
                                                                else ()), *(("CUDNN_GUIDE",) if request.cudnn else ()))
     text = _header(distro, wsl, request, choices, steps, as_of, sources) + common + "".join(body) + _fragment("main.sh")
     return GeneratedFile(text=text, choices=tuple(choices), kind="install-script")

@@ -219,7 +219,15 @@ def _jax() -> list[str]:
     platforms = jax.get("platforms") if isinstance(jax.get("platforms"), dict) else {}
     if platforms:
         lines += ["", "NVIDIA GPU support: " + ", ".join(f"{k} {v}" for k, v in platforms.items())]
-    cited = [r for r in jax.get("extras", []) if isinstance(r, dict)] + [{"sources": jax.get("platform_sources")}]
+    releases = [r for r in jax.get("releases", []) if isinstance(r, dict)]
+    if releases:
+        lines += ["", f"JAX releases (what `gpudoctor dockerfile` / `install-script` pin; as of "
+                      f"{jax.get('releases_as_of') or '?'}):"]
+        lines += _table(["jax", "jaxlib", "Python", "CUDA extras with wheels", "sources"], [
+            [r.get("version"), r.get("jaxlib"), f"{r.get('python_min')}-{r.get('python_max')}",
+             ", ".join(f"[{x}]" for x in r.get("extras", []) if isinstance(x, str)), _keys(r)] for r in releases])
+    cited = ([r for r in jax.get("extras", []) if isinstance(r, dict)] + releases
+             + [{"sources": jax.get("platform_sources")}])
     return lines + _sources_block(data, cited)
 
 

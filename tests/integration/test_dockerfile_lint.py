@@ -21,9 +21,8 @@ import pytest
 REPO = pathlib.Path(__file__).resolve().parents[2]
 GOLDEN = sorted((REPO / "tests" / "golden" / "dockerfiles").glob("*.Dockerfile"))
 # DL3008 (pin apt versions): Ubuntu drops superseded package versions, so a pin breaks later builds; the base
-# image tag pins the release.  DL3013 (pin pip versions): only for an unpinned jax, as the knowledge base has no
-# JAX release table (the file says so and how to pin one).
-DOCUMENTED_IGNORES = {"DL3008", "DL3013"}
+# image tag pins the release.  Nothing else: every pip requirement is pinned (DL3013 never needs an ignore).
+DOCUMENTED_IGNORES = {"DL3008"}
 
 
 def hadolint() -> str:

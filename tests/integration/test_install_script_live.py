@@ -117,3 +117,44 @@ def test_python_step_installs_torch_cpu_for_real(tmp_path: Path) -> None:
     again = subprocess.run(["bash", str(script), "--only", "python", "--yes", "--venv", str(venv)],
                            capture_output=True, text=True, timeout=300, env=env)
     assert again.returncode == 0 and "= skip python" in again.stdout
+
+
+def _shell_function(text: str, name: str) -> str:
+    import re
+
+    match = re.search(rf"^{name}\(\) \{{\n.*?^\}}\n", text, re.S | re.M)
+    assert match, f"no function {name}"
+    return match.group(0)
+
+
+def test_verify_key_with_real_gpg_trusts_only_the_exact_fingerprint(tmp_path: Path) -> None:
+    # A throwaway key made here with real gpg (not one of NVIDIA's: there is no network). The script's own
+    # verify_key accepts it only under its full fingerprint: not a suffix such as a key id, not another key's.
+    if shutil.which("gpg") is None:
+        pytest.skip("gpg is not installed")
+    home = tmp_path / "gnupg"
+    home.mkdir(mode=0o700)
+    env = {**os.environ, "GNUPGHOME": str(home)}
+    made = subprocess.run(["gpg", "--batch", "--passphrase", "", "--quick-gen-key", "synthetic test key <t@example>",
+                           "ed25519", "sign", "1d"], capture_output=True, text=True, env=env, timeout=60)
+    assert made.returncode == 0, made.stderr
+    key = tmp_path / "test.pub"
+    subprocess.run(["gpg", "--batch", "--armor", "--output", str(key), "--export"], check=True, env=env, timeout=30)
+    listing = subprocess.run(["gpg", "--batch", "--with-colons", "--show-keys", str(key)], capture_output=True,
+                             text=True, env=env, timeout=30).stdout
+    fingerprint = next(line.split(":")[9] for line in listing.splitlines() if line.startswith("fpr:"))
+    script = SCRIPTS[0].read_text(encoding="utf-8")
+    program = ('say() { printf "%s\\n" "$*"; }\n' + _shell_function(script, "verify_key")
+               + 'verify_key "$1" "$2"\n')
+
+    def verify(expected: str) -> subprocess.CompletedProcess:
+        return subprocess.run(["bash", "-c", program, "verify", str(key), expected], capture_output=True, text=True,
+                              env=env, timeout=30)
+
+    assert len(fingerprint) == 40 and verify(fingerprint).returncode == 0
+    assert verify(fingerprint[-8:]).returncode == 1  # a short key id is not enough
+    wrong = verify("610C7B14E068A878070DA4E99CD0A493D42D0685")  # NVIDIA's RPM key: not this file
+    assert wrong.returncode == 1 and "not trusting it" in wrong.stderr
+    (tmp_path / "junk.pub").write_text("not a key\n")
+    assert subprocess.run(["bash", "-c", program, "verify", str(tmp_path / "junk.pub"), fingerprint],
+                          capture_output=True, text=True, env=env, timeout=30).returncode == 1

@@ -146,7 +146,13 @@ def test_tiny_budget_skips_with_reason_and_still_reports(framework_python):
     assert doc["stopped_by"] == "budget" and doc["budget_s"] == 3
     skipped = [r for r in doc["matmul"] + doc["cnn"] + [doc["allreduce"]] if (r["skipped"] or "").startswith("budget")]
     assert skipped, doc
-    assert doc["allreduce"]["skipped"].startswith("budget") and doc["allreduce"]["seconds"] is None
+    # How far 3 s goes depends on how fast torch imports here: the all-reduce is either never started (skipped
+    # for the budget, nothing measured) or measured with only its data-parallel step cut short; never an error.
+    allreduce = doc["allreduce"]
+    never_started = (allreduce["skipped"] or "").startswith("budget") and allreduce["seconds"] is None
+    cut_short = (allreduce["seconds"] is not None and allreduce["ddp_step_s"] is None
+                 and "time left" in (allreduce["error"] or ""))
+    assert never_started or cut_short, allreduce
 
 
 def _read_progress_until(proc: subprocess.Popen, stage: str, limit_s: float = 60.0) -> list[dict]:

@@ -58,8 +58,15 @@ REFUSALS = {
     "tensorflow-drv418": DockerfileRequest(framework="tensorflow", target=synthetic_target("418.40")),
     "torch-os-ubi9": DockerfileRequest(framework="torch", os="ubi9", target=synthetic_target("550.54.15")),
     "torch-os-bogus": DockerfileRequest(framework="torch", os="beos5", target=synthetic_target("550.54.15")),
-    "torch-python3.7": DockerfileRequest(framework="torch", python="3.7", target=synthetic_target("570.124.06")),
+    # deadsnakes builds 3.7 and newer for jammy and noble (older ones need libssl<3), so 3.6 is no base image.
+    "torch-python3.6": DockerfileRequest(framework="torch", python="3.6", target=synthetic_target("570.124.06")),
     "jax-no-driver": DockerfileRequest(framework="jax", target=synthetic_target(None)),
+    "jax-unknown-release": DockerfileRequest(framework="jax", framework_version="0.3.25",
+                                             target=synthetic_target("580.65.06")),
+    "jax-python3.8": DockerfileRequest(framework="jax", python="3.8", target=synthetic_target("580.65.06")),
+    "jax-0.4.30-python3.13": DockerfileRequest(framework="jax", framework_version="0.4.30", python="3.13",
+                                               os="ubuntu22.04", target=synthetic_target("580.65.06")),
+    "jax-drv470": DockerfileRequest(framework="jax", target=synthetic_target("470.256.02")),
     "torch-requirements-outside-context": DockerfileRequest(framework="torch", requirements="../secrets.txt",
                                                             target=synthetic_target("570.124.06")),
 }
@@ -187,6 +194,32 @@ def test_tensorflow_pip_line_pins_the_kb_release(name):
                                   python_version={"ubuntu22.04": "3.10", "ubuntu24.04": "3.12"}[request.os])
     assert f"pip install '{choice.requirement}'" in GENERATED[name].text
     assert re.fullmatch(r"tensorflow\[and-cuda\]==\d+\.\d+\.\d+", choice.requirement)
+
+
+@pytest.mark.parametrize("name", sorted(n for n in GENERATED if n.startswith("jax-")))
+def test_jax_pip_line_pins_a_release_from_the_table(name):
+    from gpudoctor.kb.jax_releases import choose_jax, jax_release
+
+    request = REQUESTS[name]
+    python = request.python or {"ubuntu22.04": "3.10", "ubuntu24.04": "3.12"}[request.os]
+    driver = None if request.cpu else request.target.driver_version
+    choice = choose_jax(driver_version=driver, python_version=python, cpu=request.cpu)
+    assert f"pip install '{choice.requirement}'" in GENERATED[name].text
+    assert re.fullmatch(r"jax(\[cuda1[23]\])?==\d+(\.\d+){2,3}", choice.requirement)
+    release = jax_release(choice.version)
+    assert release is not None and release.supports_python(python) is not False
+    if choice.extra:
+        assert choice.extra in release.extras
+
+
+@pytest.mark.parametrize("name", sorted(GENERATED))
+def test_every_pip_requirement_is_pinned(name):
+    # hadolint's DL3013 says the same; this holds even where hadolint is not installed.
+    lines = re.findall(r"pip install (.*?)(?: \\\n|$)", GENERATED[name].text, re.MULTILINE)
+    words = [w for args in lines for w in args.split() if not w.startswith(("-", "http"))]
+    assert len(words) >= 2, lines  # the framework and gpudoctor at least
+    for word in words:
+        assert "==" in word, (name, word)
 
 
 def test_cpu_torch_comes_from_the_cpu_index():

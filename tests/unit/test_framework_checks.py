@@ -91,7 +91,16 @@ def test_plain_jax_on_a_gpu_box_falls_back_to_cpu():
     outcome = run(jax_cupy.jax_on_gpu, evidence)
     assert outcome.status.value == "problem"
     assert "no CUDA plugin" in outcome.summary
-    assert _install(outcome).endswith('install -U "jax[cuda12]"')  # driver 550: below the CUDA 13 floor
+    # Driver 550 is below the CUDA 13 floor; the recorded jax 0.10.2 ships jax[cuda12], so it is kept.
+    assert _install(outcome).endswith('install "jax[cuda12]==0.10.2"')
+
+
+def test_synthetic_jax_older_than_the_table_gets_the_newest_release_for_its_python():
+    # Synthetic: the recorded probe with its version changed to a pre-plugin release the table does not list.
+    jax = copy.deepcopy(_recorded("jax"))
+    jax["version"] = "0.4.20"
+    outcome = run(jax_cupy.jax_on_gpu, make_evidence(nvidia_smi_txt=_smi(RTX4090_X8), framework_jax_json=jax))
+    assert _install(outcome).endswith('install "jax[cuda12]==0.10.2"')  # the newest for Python 3.11
 
 
 # ----------------------------------------------------------------------------- 2. driver older than the wheel

@@ -119,10 +119,12 @@ def test_every_step_checks_before_it_acts(name: str, text: str) -> None:
 def test_repository_keys_are_verified_before_trusted(name: str, text: str) -> None:
     if "setup_cuda_repo() {" in text:
         body = _function(text, "setup_cuda_repo")
-        fingerprint = distros.CUDA_APT_FINGERPRINT if "dpkg -i" in body else distros.CUDA_RPM_KEY_ID
+        fingerprint = distros.CUDA_APT_FINGERPRINT if "dpkg -i" in body else distros.CUDA_RPM_FINGERPRINT
         trust = body.find("dpkg -i") if "dpkg -i" in body else body.find("rpm --import")
-        assert -1 < body.find("run verify_key ") < trust
-        assert fingerprint in body
+        verify = body.find("run verify_key ")
+        assert -1 < verify < trust
+        assert body[verify:body.index("\n", verify)].endswith(f" {fingerprint}")
+        assert len(fingerprint) == 40  # the full fingerprint, never a short key id
     if "setup_container_repo() {" in text:
         body = _function(text, "setup_container_repo")
         trust = max(body.find("--dearmor"), body.find("rpm --import"))
@@ -172,6 +174,43 @@ def test_pip_index_can_be_overridden() -> None:
     assert "${GPUDOCTOR_PIP_INDEX_URL-$PIP_INDEX_DEFAULT}" in text
     assert re.search(r"readonly PIP_REQUIREMENT='torch==2\.\d+\.\*'", text)
     assert "readonly PIP_INDEX_DEFAULT=https://download.pytorch.org/whl/cu" in text
+
+
+@pytest.mark.parametrize(("name", "text"), _all())
+def test_every_framework_requirement_is_pinned(name: str, text: str) -> None:
+    found = re.search(r"^readonly PIP_REQUIREMENT='(.*)'$", text, re.MULTILINE)
+    if found:
+        assert "==" in found.group(1), found.group(1)
+
+
+def test_jax_is_pinned_to_a_release_the_distros_python_has_wheels_for() -> None:
+    # Ubuntu 24.04's Python 3.12 gets the newest JAX; Amazon Linux 2023's Python 3.9 is held at 0.4.30, and the
+    # header says why and how to get a newer one.
+    text = generate_install_script(_req("ubuntu24.04", "driver-jax", _NEW)).text
+    assert "readonly PIP_REQUIREMENT='jax[cuda13]==0.12.0.1'" in text
+    text = generate_install_script(_req("amzn2023", "driver-jax", _NONE)).text
+    assert "readonly PIP_REQUIREMENT='jax[cuda12]==0.4.30'" in text
+    assert "holds you at 0.4.30" in text and "--python X.Y" in text
+    asked = generate_install_script(InstallScriptRequest(distro="debian12", framework="jax", framework_version="0.9",
+                                                         target=_OLD)).text
+    assert "readonly PIP_REQUIREMENT='jax[cuda12]==0.9.2'" in asked
+    # A driver too old for any JAX CUDA build: the driver step upgrades it to the floor of the build it pins.
+    old_driver = generate_install_script(InstallScriptRequest(
+        distro="ubuntu24.04", framework="jax", target=MachineTarget(driver_version="470.256.02"))).text
+    assert "readonly PIP_REQUIREMENT='jax[cuda13]==0.12.0.1'" in old_driver
+    assert "readonly DRIVER_MIN=580.65.06" in old_driver
+
+
+@pytest.mark.parametrize(("request_", "nearest"), [
+    (InstallScriptRequest(distro="ubuntu22.04", framework="jax", python="3.8"), "--python 3.12"),
+    (InstallScriptRequest(distro="ubuntu22.04", framework="jax", framework_version="0.2.1"), "--framework jax==0.6.2"),
+    (InstallScriptRequest(distro="wsl-ubuntu22.04", framework="jax", target=MachineTarget(driver_version="470.256.02")),
+     "--for-driver 525.60.13"),  # inside WSL the driver is Windows': no step can upgrade it
+])
+def test_jax_refusals_name_what_works(request_: InstallScriptRequest, nearest: str) -> None:
+    with pytest.raises(GenerationRefused) as refused:
+        generate_install_script(request_)
+    assert refused.value.nearest == nearest
 
 
 def test_deterministic() -> None:

@@ -224,6 +224,28 @@ def _jax_floor_disagrees(data):
     data["jax"]["extras"][0]["linux_driver_min"] = "575.51.03"
 
 
+def _jax_release_order(data):
+    releases = data["jax"]["releases"]
+    releases[0], releases[1] = releases[1], releases[0]
+
+
+def _jax_release_unknown_extra(data):
+    data["jax"]["releases"][0]["extras"] = ["cuda14"]
+
+
+def _jax_release_python(data):
+    data["jax"]["releases"][0]["python_min"] = "3.99"
+
+
+def _jax_release_jaxlib_newer(data):
+    release = data["jax"]["releases"][-1]
+    release["jaxlib"] = release["version"] + ".1"
+
+
+def _jax_release_unsourced(data):
+    data["jax"]["releases"][0]["sources"] = ["NOWHERE"]
+
+
 def _cupy_name_disagrees(data):
     data["cupy"]["packages"][0]["package"] = "cupy-cuda12x"
 
@@ -242,6 +264,11 @@ FRAMEWORK_BREAKS = {
     "tf windows": ("tensorflow.json", _tf_windows_after_210, "native Windows GPU after 2.10"),
     "cudnn library": ("cudnn.json", _cudnn_wrong_major_library, "is not libcudnn*.so.9"),
     "jax floor": ("python_gpu_packages.json", _jax_floor_disagrees, "driver table's CUDA 13.x floor"),
+    "jax release order": ("python_gpu_packages.json", _jax_release_order, "newest first"),
+    "jax release extra": ("python_gpu_packages.json", _jax_release_unknown_extra, "are not in jax.extras"),
+    "jax release python": ("python_gpu_packages.json", _jax_release_python, "is above python_max"),
+    "jax release jaxlib": ("python_gpu_packages.json", _jax_release_jaxlib_newer, "at or below the release"),
+    "jax release source": ("python_gpu_packages.json", _jax_release_unsourced, "unknown source key"),
     "cupy name": ("python_gpu_packages.json", _cupy_name_disagrees, "disagree"),
 }
 

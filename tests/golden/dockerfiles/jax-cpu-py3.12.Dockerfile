@@ -6,9 +6,8 @@
 # What was chosen and why:
 # - base image: python:3.12-slim-bookworm
 #     --cpu: the Docker official Python image on Debian 12, no CUDA; Python asked with --python
-# - jax: jax
-#     plain jax runs on the CPU; JAX's Python range is not in the knowledge base: pip picks the newest JAX whose
-#     wheels fit Python 3.12
+# - jax: jax==0.12.0.1
+#     JAX 0.12.0.1 is the newest release for Python 3.12; plain jax runs on the CPU
 # - python: 3.12 (the image's own)
 #     the python image's interpreter, in a venv
 # - default command: gpudoctor check --format text
@@ -27,11 +26,8 @@ RUN python -m venv /opt/venv \
     && useradd --uid 10001 --gid 10001 --create-home --shell /bin/bash gpu
 
 # The framework build, then gpudoctor itself: the default command below is its check.
-# The knowledge base has no JAX release table, so pip picks the newest JAX for this Python; pin one
-# with --framework jax==X.Y.Z to make the build repeatable.
-# hadolint ignore=DL3013
 RUN --mount=type=cache,target=/root/.cache/pip \
-    pip install 'jax' \
+    pip install 'jax==0.12.0.1' \
     && pip install gpudoctor==0.1.0
 
 USER 10001:10001

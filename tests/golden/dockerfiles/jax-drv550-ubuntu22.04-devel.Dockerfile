@@ -11,10 +11,11 @@
 # - base image: nvidia/cuda:12.4.1-devel-ubuntu22.04
 #     driver 550.54.15 runs CUDA <= 12.4 natively; 12.4.1 is the newest published release for the CUDA 12.4.x build;
 #     devel brings nvcc 12.4.1 and the CUDA headers for building extensions
-# - jax: jax[cuda12]
-#     driver 550.54.15 runs CUDA 12.x (jax[cuda12] needs 525.60.13 or newer); its CUDA and cuDNN come as pip wheels
-#     (jax-cuda12-plugin, jax-cuda12-pjrt); JAX's Python range is not in the knowledge base: pip picks the newest
-#     JAX whose wheels fit Python 3.10
+# - jax: jax[cuda12]==0.6.2
+#     JAX 0.6.2 is the newest release with jax[cuda12] wheels for Python 3.10; driver 550.54.15 runs CUDA 12.x
+#     (jax[cuda12] needs 525.60.13 or newer); its CUDA and cuDNN come as pip wheels (jax-cuda12-plugin,
+#     jax-cuda12-pjrt). Python 3.10 is outside JAX 0.12.0.1's range (3.12-3.15); it holds you at 0.6.2. Use a Python
+#     in that range for the newer release.
 # - python: 3.10 (ubuntu22.04's python3)
 #     the base OS's own python3
 # - default command: gpudoctor check --require-gpu --format text
@@ -46,11 +47,8 @@ RUN --mount=type=cache,target=/var/cache/apt,sharing=locked \
     && useradd --uid 10001 --gid 10001 --create-home --shell /bin/bash gpu
 
 # The framework build, then gpudoctor itself: the default command below is its check.
-# The knowledge base has no JAX release table, so pip picks the newest JAX for this Python; pin one
-# with --framework jax==X.Y.Z to make the build repeatable.
-# hadolint ignore=DL3013
 RUN --mount=type=cache,target=/root/.cache/pip \
-    pip install 'jax[cuda12]' \
+    pip install 'jax[cuda12]==0.6.2' \
     && pip install gpudoctor==0.1.0
 
 USER 10001:10001

@@ -8,19 +8,19 @@
 #     from --for-driver 580.82.07; it runs CUDA 13.0 and older natively
 # - base OS: ubuntu22.04
 #     asked with --os
-# - base image: nvidia/cuda:13.0.2-base-ubuntu22.04
-#     driver 580.82.07 runs CUDA 13.0; 13.0.2 asks for 580.95.05 for full support and runs on this driver through
-#     minor-version compatibility; the jax wheels bring their own CUDA libraries, so the small 'base' flavor (cudart
-#     only) is enough
-# - jax: jax[cuda13]
-#     driver 580.82.07 runs CUDA 13.x (jax[cuda13] needs 580.65.06 or newer); its CUDA and cuDNN come as pip wheels
-#     (jax-cuda13-plugin, jax-cuda13-pjrt); JAX's Python range is not in the knowledge base: pip picks the newest
-#     JAX whose wheels fit Python 3.10
+# - base image: nvidia/cuda:12.9.1-base-ubuntu22.04
+#     driver 580.82.07 runs CUDA <= 13.0 natively; 12.9.1 is the newest published release for the CUDA 12.9.x build;
+#     the jax wheels bring their own CUDA libraries, so the small 'base' flavor (cudart only) is enough
+# - jax: jax[cuda12]==0.6.2
+#     JAX 0.6.2 is the newest release with jax[cuda12] wheels for Python 3.10; driver 580.82.07 runs CUDA 12.x
+#     (jax[cuda12] needs 525.60.13 or newer); its CUDA and cuDNN come as pip wheels (jax-cuda12-plugin,
+#     jax-cuda12-pjrt). Python 3.10 is outside JAX 0.12.0.1's range (3.12-3.15); it holds you at 0.6.2. Use a Python
+#     in that range for the newer release.
 # - python: 3.10 (ubuntu22.04's python3)
 #     the base OS's own python3
 # - default command: gpudoctor check --require-gpu --format text
 #     a preflight: exit 0 only when the container sees a usable GPU (run with --gpus all)
-FROM nvidia/cuda:13.0.2-base-ubuntu22.04
+FROM nvidia/cuda:12.9.1-base-ubuntu22.04
 
 ARG DEBIAN_FRONTEND=noninteractive
 # The NVIDIA Container Toolkit mounts the host driver's libraries and devices by these two variables.
@@ -47,11 +47,8 @@ RUN --mount=type=cache,target=/var/cache/apt,sharing=locked \
     && useradd --uid 10001 --gid 10001 --create-home --shell /bin/bash gpu
 
 # The framework build, then gpudoctor itself: the default command below is its check.
-# The knowledge base has no JAX release table, so pip picks the newest JAX for this Python; pin one
-# with --framework jax==X.Y.Z to make the build repeatable.
-# hadolint ignore=DL3013
 RUN --mount=type=cache,target=/root/.cache/pip \
-    pip install 'jax[cuda13]' \
+    pip install 'jax[cuda12]==0.6.2' \
     && pip install gpudoctor==0.1.0
 
 USER 10001:10001

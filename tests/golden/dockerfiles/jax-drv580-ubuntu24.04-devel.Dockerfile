@@ -11,10 +11,10 @@
 # - base image: nvidia/cuda:13.0.2-devel-ubuntu24.04
 #     driver 580.82.07 runs CUDA 13.0; 13.0.2 asks for 580.95.05 for full support and runs on this driver through
 #     minor-version compatibility; devel brings nvcc 13.0.2 and the CUDA headers for building extensions
-# - jax: jax[cuda13]
-#     driver 580.82.07 runs CUDA 13.x (jax[cuda13] needs 580.65.06 or newer); its CUDA and cuDNN come as pip wheels
-#     (jax-cuda13-plugin, jax-cuda13-pjrt); JAX's Python range is not in the knowledge base: pip picks the newest
-#     JAX whose wheels fit Python 3.12
+# - jax: jax[cuda13]==0.12.0.1
+#     JAX 0.12.0.1 is the newest release with jax[cuda13] wheels for Python 3.12; driver 580.82.07 runs CUDA 13.x
+#     (jax[cuda13] needs 580.65.06 or newer); its CUDA and cuDNN come as pip wheels (jax-cuda13-plugin,
+#     jax-cuda13-pjrt)
 # - python: 3.12 (ubuntu24.04's python3)
 #     the base OS's own python3
 # - default command: gpudoctor check --require-gpu --format text
@@ -46,11 +46,8 @@ RUN --mount=type=cache,target=/var/cache/apt,sharing=locked \
     && useradd --uid 10001 --gid 10001 --create-home --shell /bin/bash gpu
 
 # The framework build, then gpudoctor itself: the default command below is its check.
-# The knowledge base has no JAX release table, so pip picks the newest JAX for this Python; pin one
-# with --framework jax==X.Y.Z to make the build repeatable.
-# hadolint ignore=DL3013
 RUN --mount=type=cache,target=/root/.cache/pip \
-    pip install 'jax[cuda13]' \
+    pip install 'jax[cuda13]==0.12.0.1' \
     && pip install gpudoctor==0.1.0
 
 USER 10001:10001

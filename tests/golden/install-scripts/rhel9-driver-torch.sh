@@ -26,6 +26,11 @@
 #   Debian-based repos sign with 3bf863cc, RPM-based with d42d0685; full apt fingerprint
 #   EB693B3035CD5710E231E123A4B469963BF863CC (cudatools@nvidia.com, also pinned by
 #   NVIDIA/ansible-collection-dpu-ops#3 'A4B469963BF863CC - cudatools')
+#   [RPM_KEY] NVIDIA/cuda-repo-management SIGNATURES.md
+#   (https://github.com/NVIDIA/cuda-repo-management/blob/main/SIGNATURES.md): the rhel8 repository metadata verified
+#   with, and dnf's 'Importing GPG key 0xD42D0685' prompt showing, fingerprint 610C 7B14 E068 A878 070D A4E9 9CD0
+#   A493 D42D 0685 (cudatools <cudatools@nvidia.com>); the same file gives the apt key as EB693B30...3BF863CC. Red
+#   Hat's Conforma release policies allow NVIDIA CUDA RPMs by the long key id 9cd0a493d42d0685
 # Regenerate: gpudoctor install-script --distro rhel9 --framework torch
 set -euo pipefail
 
@@ -143,18 +148,17 @@ download() {
   run curl -fsSL --proto '=https' --tlsv1.2 -o "$2" "$1"
 }
 
-# verify_key FILE FINGERPRINT: the key's primary fingerprint must end with FINGERPRINT (the full one, or the key
-# id where only that is published); anything else stops the script before the key is trusted.
+# verify_key FILE FINGERPRINT: the key's primary fingerprint must be exactly the full one NVIDIA published;
+# anything else stops the script before the key is trusted.
 verify_key() {
   local got
   got=$(gpg --batch --show-keys --with-colons "$1" 2>/dev/null | awk -F: '$1 == "fpr" { print $10; exit }') || got=""
-  case "$got" in
-    *"$2") say "key $1: fingerprint ${got} matches ${2}" ;;
-    *)
-      say "error: key $1 has fingerprint '${got:-none}', expected ${2}: not trusting it" >&2
-      exit 1
-      ;;
-  esac
+  if [ "$got" = "$2" ]; then
+    say "key $1: fingerprint ${got} matches the published one"
+  else
+    say "error: key $1 has fingerprint '${got:-none}', expected ${2}: not trusting it" >&2
+    exit 1
+  fi
 }
 
 write_file() {
@@ -210,8 +214,8 @@ ensure_prereqs() {
   fi
 }
 
-# NVIDIA's CUDA repository: its key is checked against the key id NVIDIA published before rpm imports it
-# (KEY_ROTATION); dnf then checks every package's signature.
+# NVIDIA's CUDA repository: its key is checked against the full fingerprint NVIDIA published before rpm imports
+# it (RPM_KEY); dnf then checks every package's signature with it.
 cuda_arch() {
   case "$(uname -m)" in
     aarch64 | arm64) printf 'sbsa' ;;
@@ -228,7 +232,7 @@ setup_cuda_repo() {
   local url
   url="https://developer.download.nvidia.com/compute/cuda/repos/rhel9/$(cuda_arch)"
   download "$url/D42D0685.pub" "$WORK/cuda.pub"
-  run verify_key "$WORK/cuda.pub" D42D0685
+  run verify_key "$WORK/cuda.pub" 610C7B14E068A878070DA4E99CD0A493D42D0685
   as_root rpm --import "$WORK/cuda.pub"
   download "$url/cuda-rhel9.repo" "$WORK/cuda.repo"
   as_root install -m 0644 "$WORK/cuda.repo" /etc/yum.repos.d/cuda-rhel9.repo

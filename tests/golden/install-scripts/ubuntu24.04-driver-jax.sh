@@ -12,8 +12,10 @@
 #     --distro
 #   driver: nvidia-open from NVIDIA's ubuntu2404 repository
 #     at least 580.65.06; NVIDIA's current driver meets it; open kernel modules [DRV_GUIDE]
-#   jax: jax[cuda13] from PyPI
-#     jax[cuda13] fits driver 580.95.05
+#   jax: jax[cuda13]==0.12.0.1 from PyPI
+#     JAX 0.12.0.1 is the newest release with jax[cuda13] wheels for Python 3.12; driver 580.95.05 runs CUDA 13.x
+#     (jax[cuda13] needs 580.65.06 or newer); its CUDA and cuDNN come as pip wheels (jax-cuda13-plugin,
+#     jax-cuda13-pjrt)
 # Knowledge base: as of 2026-11-22. Sources:
 #   [CUDA_REPO] CUDA Installation Guide for Linux, network repository installation: cuda-keyring_1.1-1_all.deb
 #   (apt), cuda-<distro>.repo (dnf) under https://developer.download.nvidia.com/compute/cuda/repos/
@@ -142,18 +144,17 @@ download() {
   run curl -fsSL --proto '=https' --tlsv1.2 -o "$2" "$1"
 }
 
-# verify_key FILE FINGERPRINT: the key's primary fingerprint must end with FINGERPRINT (the full one, or the key
-# id where only that is published); anything else stops the script before the key is trusted.
+# verify_key FILE FINGERPRINT: the key's primary fingerprint must be exactly the full one NVIDIA published;
+# anything else stops the script before the key is trusted.
 verify_key() {
   local got
   got=$(gpg --batch --show-keys --with-colons "$1" 2>/dev/null | awk -F: '$1 == "fpr" { print $10; exit }') || got=""
-  case "$got" in
-    *"$2") say "key $1: fingerprint ${got} matches ${2}" ;;
-    *)
-      say "error: key $1 has fingerprint '${got:-none}', expected ${2}: not trusting it" >&2
-      exit 1
-      ;;
-  esac
+  if [ "$got" = "$2" ]; then
+    say "key $1: fingerprint ${got} matches the published one"
+  else
+    say "error: key $1 has fingerprint '${got:-none}', expected ${2}: not trusting it" >&2
+    exit 1
+  fi
 }
 
 write_file() {
@@ -243,7 +244,7 @@ setup_cuda_repo() {
   APT_UPDATED=0
 }
 
-# The driver floor: 580.65.06 (JAX (jax[cuda13]) needs it)
+# The driver floor: 580.65.06 (JAX 0.12.0.1 (cuda13) needs it)
 readonly DRIVER_MIN=580.65.06
 
 loaded_driver() {
@@ -310,9 +311,9 @@ step_driver() {
   DONE+=("driver: nvidia-open from NVIDIA's repository")
 }
 
-# A venv with JAX (jax[cuda13]), pinned, from the index the knowledge base chose.
+# A venv with JAX 0.12.0.1 (cuda13), pinned, from the index the knowledge base chose.
 readonly PYTHON_BIN=python3
-readonly PIP_REQUIREMENT='jax[cuda13]'
+readonly PIP_REQUIREMENT='jax[cuda13]==0.12.0.1'
 readonly PIP_INDEX_DEFAULT=''
 readonly IMPORT_NAME=jax
 

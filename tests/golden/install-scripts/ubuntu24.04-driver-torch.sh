@@ -143,18 +143,17 @@ download() {
   run curl -fsSL --proto '=https' --tlsv1.2 -o "$2" "$1"
 }
 
-# verify_key FILE FINGERPRINT: the key's primary fingerprint must end with FINGERPRINT (the full one, or the key
-# id where only that is published); anything else stops the script before the key is trusted.
+# verify_key FILE FINGERPRINT: the key's primary fingerprint must be exactly the full one NVIDIA published;
+# anything else stops the script before the key is trusted.
 verify_key() {
   local got
   got=$(gpg --batch --show-keys --with-colons "$1" 2>/dev/null | awk -F: '$1 == "fpr" { print $10; exit }') || got=""
-  case "$got" in
-    *"$2") say "key $1: fingerprint ${got} matches ${2}" ;;
-    *)
-      say "error: key $1 has fingerprint '${got:-none}', expected ${2}: not trusting it" >&2
-      exit 1
-      ;;
-  esac
+  if [ "$got" = "$2" ]; then
+    say "key $1: fingerprint ${got} matches the published one"
+  else
+    say "error: key $1 has fingerprint '${got:-none}', expected ${2}: not trusting it" >&2
+    exit 1
+  fi
 }
 
 write_file() {
