@@ -140,7 +140,15 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--write", action="store_true", help="write the file when the rows changed")
     args = parser.parse_args(argv)
     data = json.loads(DATA.read_text(encoding="utf-8"))
-    rows = build_rows()
+    try:
+        rows = build_rows()
+    except (RuntimeError, OSError, subprocess.TimeoutExpired, ValueError, KeyError) as exc:
+        print(f"jax_releases_refresh: could not read the package index: {exc}", file=sys.stderr)
+        return 2
+    if not rows:  # an unreachable index lists nothing: never let that empty the table
+        print("jax_releases_refresh: the index listed no JAX release with CUDA wheels; the table is left as it is",
+              file=sys.stderr)
+        return 2
     old = {row["version"]: row for row in data["jax"].get("releases", [])}
     new = {row["version"]: row for row in rows}
     for version in sorted(set(old) | set(new), key=version_key, reverse=True):
