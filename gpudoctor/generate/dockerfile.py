@@ -2,7 +2,7 @@
 
 The request names the framework (torch, tensorflow, jax; optionally a version), the Python, the flavor
 (runtime or devel), the base OS and the machine (driver, GPUs).  The knowledge base picks the framework
-build (``choose_torch_wheel``, ``choose_tensorflow``, ``jax_install_requirement``) and the base image
+build (``choose_torch_wheel``, ``choose_tensorflow``, ``jax_releases.choose_jax``) and the base image
 (``kb.docker_images.choose_cuda_image``: a tag NVIDIA publishes); this module decides how they fit together
 and fills a template from the top-level ``dockerfiles/`` folder (package ``gpudoctor_dockerfiles``).
 

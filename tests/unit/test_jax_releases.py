@@ -121,16 +121,23 @@ def test_choose_jax_takes_garbage_without_raising(driver, python, version, os, c
 
 # --------------------------------------------------------------------------- the refresh script's readers
 
-# Real Requires-Dist lines of jax 0.4.37 and 0.10.2 (pip's report keeps both spellings of the marker).
-REQUIRES_0_4_37 = ["jaxlib ==0.4.36 ; extra == 'cuda12'",
-                   "jax-cuda12-plugin[with_cuda] <=0.4.37,>=0.4.36 ; extra == 'cuda12'"]
+# Real Requires-Dist lines of jax 0.4.30, 0.4.37 and 0.10.2 as pip's report gave them: the older metadata spaces
+# the specifier and quotes the extra with ', later releases with ".
+REQUIRES_0_4_30 = ["jaxlib ==0.4.30 ; extra == 'cuda12'",
+                   "jax-cuda12-plugin[with_cuda] <=0.4.30,>=0.4.30 ; extra == 'cuda12'"]
+REQUIRES_0_4_37 = ['jaxlib==0.4.36; extra == "cuda12"',
+                   'jax-cuda12-plugin[with_cuda]<=0.4.37,>=0.4.36; extra == "cuda12"',
+                   'jaxlib==0.4.36; extra == "cuda12-pip"']
 REQUIRES_0_10_2 = ['jaxlib<=0.10.2,>=0.10.2; extra == "cuda13"',
                    'jax-cuda13-plugin[with-cuda]<=0.10.2,>=0.10.2; extra == "cuda13"',
                    'jax-cuda12-plugin[with-cuda]<=0.10.2,>=0.10.2; extra == "cuda12"']
 
 
 def test_refresh_reads_the_pins_of_each_extra():
+    assert refresh.pinned(REQUIRES_0_4_30, "jaxlib", "cuda12") == "0.4.30"
+    assert refresh.pinned(REQUIRES_0_4_30, "jax-cuda12-plugin", "cuda12") == "0.4.30"
     assert refresh.pinned(REQUIRES_0_4_37, "jaxlib", "cuda12") == "0.4.36"
+    assert refresh.pinned(REQUIRES_0_4_37, "jaxlib", "cuda12-pip") == "0.4.36"  # not confused with "cuda12"
     assert refresh.pinned(REQUIRES_0_4_37, "jax-cuda12-plugin", "cuda12") == "0.4.36"
     assert refresh.pinned(REQUIRES_0_10_2, "jax-cuda13-plugin", "cuda13") == "0.10.2"
     assert refresh.pinned(REQUIRES_0_10_2, "jax-cuda13-plugin", "cuda12") is None
