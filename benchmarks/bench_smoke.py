@@ -47,7 +47,7 @@ TOLERANCE = 0.10
 QUICK_WALL_TARGET_S = 30.0
 
 # The plain loops, run in the target Python: argv n, batch, warm-up steps, timed steps.
-DIRECT = r'''
+DIRECT = r"""
 import json, sys, time
 import torch
 import torch.nn as nn
@@ -116,7 +116,7 @@ print(json.dumps({"n": n, "matmul_s": median(matmuls), "matmul_mean_s": sum(matm
                   "tflops": 2.0 * n ** 3 / median(matmuls) / 1e12, "matmuls": len(matmuls), "batch": batch,
                   "cnn_step_s": median(steps_s), "cnn_mean_step_s": sum(steps_s) / len(steps_s),
                   "threads": torch.get_num_threads(), "torch": torch.__version__}))
-'''
+"""
 
 
 def log(msg: str = "") -> None:
@@ -124,16 +124,23 @@ def log(msg: str = "") -> None:
 
 
 def default_python() -> str | None:
-    for candidate in (os.environ.get("GPUDOCTOR_FRAMEWORK_PYTHON"),
-                      str(DEFAULT_CACHE / "torch-venv" / ("Scripts" if os.name == "nt" else "bin") / "python")):
+    for candidate in (
+        os.environ.get("GPUDOCTOR_FRAMEWORK_PYTHON"),
+        str(DEFAULT_CACHE / "torch-venv" / ("Scripts" if os.name == "nt" else "bin") / "python"),
+    ):
         if candidate and os.path.isfile(candidate):
             return candidate
     return None
 
 
 def direct(python: str, n: int, batch: int, warmup: int, steps: int, timeout: float = 300.0) -> dict:
-    proc = subprocess.run([python, "-c", DIRECT, str(n), str(batch), str(warmup), str(steps)],
-                          stdin=subprocess.DEVNULL, capture_output=True, text=True, timeout=timeout)
+    proc = subprocess.run(
+        [python, "-c", DIRECT, str(n), str(batch), str(warmup), str(steps)],
+        stdin=subprocess.DEVNULL,
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+    )
     if proc.returncode != 0:
         raise RuntimeError(f"the direct loops failed ({proc.returncode}): {proc.stderr[-2000:]}")
     return json.loads(proc.stdout.strip().splitlines()[-1])
@@ -178,17 +185,25 @@ def one_round(python: str, index: int, n: int, batch: int) -> dict:
     after = direct(python, n, batch, 3, 12)
     mm, cnn = cpu_fp32(doc)
     if error or mm.get("n") != n or not mm.get("tflops") or not cnn.get("seconds_per_step"):
-        raise RuntimeError(f"smoke run unusable: error={error!r}, n={mm.get('n')} (expected {n}), "
-                           f"errors={doc.get('errors')}")
+        raise RuntimeError(
+            f"smoke run unusable: error={error!r}, n={mm.get('n')} (expected {n}), errors={doc.get('errors')}"
+        )
     direct_tflops = (before["tflops"] + after["tflops"]) / 2
     direct_step = (before["cnn_step_s"] + after["cnn_step_s"]) / 2
     return {
-        "n": n, "batch": batch,
-        "smoke_tflops": mm["tflops"], "direct_tflops": direct_tflops, "matmul_ratio": mm["tflops"] / direct_tflops,
-        "smoke_step_s": cnn["seconds_per_step"], "direct_step_s": direct_step,
+        "n": n,
+        "batch": batch,
+        "smoke_tflops": mm["tflops"],
+        "direct_tflops": direct_tflops,
+        "matmul_ratio": mm["tflops"] / direct_tflops,
+        "smoke_step_s": cnn["seconds_per_step"],
+        "direct_step_s": direct_step,
         "cnn_ratio": cnn["seconds_per_step"] / direct_step,
-        "wall_s": wall, "elapsed_s": doc.get("elapsed_s"), "stopped_by": doc.get("stopped_by"),
-        "direct_before": before, "direct_after": after,
+        "wall_s": wall,
+        "elapsed_s": doc.get("elapsed_s"),
+        "stopped_by": doc.get("stopped_by"),
+        "direct_before": before,
+        "direct_after": after,
     }
 
 
@@ -197,17 +212,24 @@ def verdict(ok: bool) -> str:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
-                                     formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--python", metavar="EXE", default=default_python(),
-                        help="the Python with torch (default: $GPUDOCTOR_FRAMEWORK_PYTHON, else bench_speed's "
-                             "torch venv under ~/.cache/gpudoctor-bench)")
+    parser = argparse.ArgumentParser(
+        description=__doc__.split("\n\n")[0], formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    parser.add_argument(
+        "--python",
+        metavar="EXE",
+        default=default_python(),
+        help="the Python with torch (default: $GPUDOCTOR_FRAMEWORK_PYTHON, else bench_speed's "
+        "torch venv under ~/.cache/gpudoctor-bench)",
+    )
     parser.add_argument("--rounds", type=int, default=5, help="rounds of smoke + direct loops (default 5)")
     parser.add_argument("--json", metavar="PATH", type=Path, help="also write every number as JSON to PATH")
     args = parser.parse_args(argv)
     if not args.python:
-        log("no Python with torch: pass --python, set GPUDOCTOR_FRAMEWORK_PYTHON, or run "
-            "scripts/setup-framework-venv.sh")
+        log(
+            "no Python with torch: pass --python, set GPUDOCTOR_FRAMEWORK_PYTHON, or run "
+            "scripts/setup-framework-venv.sh"
+        )
         return 2
     try:
         n, batch, first_wall = sizes(args.python)
@@ -226,32 +248,57 @@ def main(argv: list[str] | None = None) -> int:
     cnn_ratio = statistics.median(r["cnn_ratio"] for r in rounds)
     walls = [first_wall] + [r["wall_s"] for r in rounds]
     wall, worst_wall = statistics.median(walls), max(walls)
-    print(f"gpudoctor smoke bench: {len(rounds)} round(s), python {args.python}, {os.cpu_count()} CPUs, "
-          f"{platform.platform()}")
-    print(f"{'round':>5}  {'n':>5}  {'smoke TF/s':>10}  {'direct TF/s':>11}  {'ratio':>6}  {'smoke ms/step':>13}  "
-          f"{'plain ms/step':>13}  {'ratio':>6}  wall s")
+    print(
+        f"gpudoctor smoke bench: {len(rounds)} round(s), python {args.python}, {os.cpu_count()} CPUs, "
+        f"{platform.platform()}"
+    )
+    print(
+        f"{'round':>5}  {'n':>5}  {'smoke TF/s':>10}  {'direct TF/s':>11}  {'ratio':>6}  {'smoke ms/step':>13}  "
+        f"{'plain ms/step':>13}  {'ratio':>6}  wall s"
+    )
     for index, r in enumerate(rounds, 1):
-        print(f"{index:>5}  {r['n']:>5}  {r['smoke_tflops']:>10.4f}  {r['direct_tflops']:>11.4f}  "
-              f"{r['matmul_ratio']:>6.3f}  {r['smoke_step_s'] * 1000:>13.1f}  {r['direct_step_s'] * 1000:>13.1f}  "
-              f"{r['cnn_ratio']:>6.3f}  {r['wall_s']:.1f}")
+        print(
+            f"{index:>5}  {r['n']:>5}  {r['smoke_tflops']:>10.4f}  {r['direct_tflops']:>11.4f}  "
+            f"{r['matmul_ratio']:>6.3f}  {r['smoke_step_s'] * 1000:>13.1f}  {r['direct_step_s'] * 1000:>13.1f}  "
+            f"{r['cnn_ratio']:>6.3f}  {r['wall_s']:.1f}"
+        )
     checks = [
-        ("(a) matmul fp32 TFLOP/s smoke / direct", f"{matmul_ratio:.3f}", "0.90 .. 1.10",
-         abs(matmul_ratio - 1) <= TOLERANCE),
+        (
+            "(a) matmul fp32 TFLOP/s smoke / direct",
+            f"{matmul_ratio:.3f}",
+            "0.90 .. 1.10",
+            abs(matmul_ratio - 1) <= TOLERANCE,
+        ),
         ("(b) CNN step s smoke / plain loop", f"{cnn_ratio:.3f}", "0.90 .. 1.10", abs(cnn_ratio - 1) <= TOLERANCE),
-        ("(c) smoke --quick wall time (worst run)", f"{worst_wall:.1f} s", f"< {QUICK_WALL_TARGET_S:g} s",
-         worst_wall < QUICK_WALL_TARGET_S),
+        (
+            "(c) smoke --quick wall time (worst run)",
+            f"{worst_wall:.1f} s",
+            f"< {QUICK_WALL_TARGET_S:g} s",
+            worst_wall < QUICK_WALL_TARGET_S,
+        ),
     ]
     print()
     for name, value, goal, ok in checks:
         print(f"{name:<42} {value:>10}   goal {goal:<13} {verdict(ok)}")
     print(f"(quick wall times: {', '.join(f'{w:.1f}' for w in walls)} s; median {wall:.1f} s)")
     if args.json:
-        args.json.write_text(json.dumps({"rounds": rounds, "matmul_ratio": matmul_ratio, "cnn_ratio": cnn_ratio,
-                                         "wall_s": walls, "wall_median_s": wall, "wall_worst_s": worst_wall,
-                                         "checks": [{"name": n, "value": v, "goal": g, "pass": ok}
-                                                    for n, v, g, ok in checks],
-                                         "machine": {"nproc": os.cpu_count(), "platform": platform.platform()}},
-                                        indent=2) + "\n", encoding="utf-8")
+        args.json.write_text(
+            json.dumps(
+                {
+                    "rounds": rounds,
+                    "matmul_ratio": matmul_ratio,
+                    "cnn_ratio": cnn_ratio,
+                    "wall_s": walls,
+                    "wall_median_s": wall,
+                    "wall_worst_s": worst_wall,
+                    "checks": [{"name": n, "value": v, "goal": g, "pass": ok} for n, v, g, ok in checks],
+                    "machine": {"nproc": os.cpu_count(), "platform": platform.platform()},
+                },
+                indent=2,
+            )
+            + "\n",
+            encoding="utf-8",
+        )
     return 0 if all(ok for *_, ok in checks) else 1
 
 

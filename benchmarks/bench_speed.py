@@ -47,8 +47,15 @@ INSTALL_TIMEOUT = 1800.0
 TARGETS = [
     ("check_vs_env_doctor", "gpudoctor check / env-doctor check", "ratio", "gd-check", "env-doctor", 0.6, "<="),
     ("check_vs_collect_env", "gpudoctor check / collect_env", "ratio", "gd-check", "collect_env", 0.25, "<="),
-    ("check_torch_vs_collect_env", "check --python TORCH / collect_env", "ratio", "gd-check-torch", "collect_env",
-     0.6, "<="),
+    (
+        "check_torch_vs_collect_env",
+        "check --python TORCH / collect_env",
+        "ratio",
+        "gd-check-torch",
+        "collect_env",
+        0.6,
+        "<=",
+    ),
     ("version_overhead_ms", "gpudoctor --version - python -c pass", "diff_ms", "gd-version", "bare-python", 80.0, "<="),
     ("check_from_s", "gpudoctor check --from SNAPSHOT", "abs_s", "gd-check-from", None, 0.5, "<"),
     ("topo_s", "gpudoctor topo", "abs_s", "gd-topo", None, 0.5, "<"),
@@ -73,8 +80,10 @@ def run_once(argv: list[str], timeout: float, env: dict | None = None) -> tuple[
     timed_out = threading.Event()
 
     start = time.perf_counter()
-    with subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
-                          stderr=subprocess.DEVNULL, env=env) as proc:
+    with subprocess.Popen(
+        argv, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=env
+    ) as proc:
+
         def _kill() -> None:
             timed_out.set()
             proc.kill()
@@ -93,9 +102,16 @@ def run_once(argv: list[str], timeout: float, env: dict | None = None) -> tuple[
 def capture(argv: list[str], timeout: float = 120.0, env: dict | None = None) -> tuple[int | None, str]:
     """Exit code and combined output of a helper command (not timed)."""
     try:
-        proc = subprocess.run(argv, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
-                              stderr=subprocess.STDOUT, timeout=timeout, text=True, errors="replace",
-                              env=env)
+        proc = subprocess.run(
+            argv,
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.STDOUT,
+            timeout=timeout,
+            text=True,
+            errors="replace",
+            env=env,
+        )
         return proc.returncode, proc.stdout
     except subprocess.TimeoutExpired as exc:
         out = exc.stdout or ""
@@ -147,8 +163,14 @@ def ensure_venv(venv: Path, requirements: list[str], base_python: str, probe: st
     Returns {"ok", "python", "installed_now", "install_s", "error"}.
     """
     python = venv_bin(venv) / "python"
-    info: dict = {"ok": False, "python": str(python), "installed_now": False, "install_s": None,
-                  "error": None, "venv": str(venv)}
+    info: dict = {
+        "ok": False,
+        "python": str(python),
+        "installed_now": False,
+        "install_s": None,
+        "error": None,
+        "venv": str(venv),
+    }
     if python.exists() and capture([str(python), "-c", probe])[0] == 0:
         info["ok"] = True
         return info
@@ -163,13 +185,18 @@ def ensure_venv(venv: Path, requirements: list[str], base_python: str, probe: st
     env = dict(os.environ)
     env.pop("PYTHONPATH", None)
     env.pop("PIP_REQUIRE_VIRTUALENV", None)
-    code, out = capture([str(python), "-m", "pip", "install", "--disable-pip-version-check",
-                         *requirements], timeout=INSTALL_TIMEOUT, env=env)
+    code, out = capture(
+        [str(python), "-m", "pip", "install", "--disable-pip-version-check", *requirements],
+        timeout=INSTALL_TIMEOUT,
+        env=env,
+    )
     info["install_s"] = round(time.perf_counter() - start, 2)
     info["installed_now"] = True
     if code != 0:
-        info["error"] = (f"pip install {' '.join(requirements)} failed "
-                         f"({'timed out' if code is None else f'exit {code}'}; no network?){tail(out)}")
+        info["error"] = (
+            f"pip install {' '.join(requirements)} failed "
+            f"({'timed out' if code is None else f'exit {code}'}; no network?){tail(out)}"
+        )
         return info
     code, out = capture([str(python), "-c", probe])
     if code != 0:
@@ -186,11 +213,16 @@ def setup_env_doctor(cache: Path, base_python: str) -> dict:
     if not info["ok"]:
         return info
     # Find its console script from the installed package's own metadata.
-    code, out = capture([info["python"], "-c",
-                         "import importlib.metadata as m, json\n"
-                         f"d = m.distribution({ENV_DOCTOR_DIST!r})\n"
-                         "print(json.dumps({'version': d.version, 'scripts': sorted(e.name for e in "
-                         "d.entry_points if e.group == 'console_scripts')}))"])
+    _code, out = capture(
+        [
+            info["python"],
+            "-c",
+            "import importlib.metadata as m, json\n"
+            f"d = m.distribution({ENV_DOCTOR_DIST!r})\n"
+            "print(json.dumps({'version': d.version, 'scripts': sorted(e.name for e in "
+            "d.entry_points if e.group == 'console_scripts')}))",
+        ]
+    )
     try:
         meta = json.loads(out.strip().splitlines()[-1])
     except (ValueError, IndexError):
@@ -200,8 +232,9 @@ def setup_env_doctor(cache: Path, base_python: str) -> dict:
     scripts = meta["scripts"]
     name = ENV_DOCTOR_DIST if ENV_DOCTOR_DIST in scripts else (scripts[0] if scripts else None)
     if name is None or not (venv_bin(Path(info["venv"])) / name).exists():
-        info.update(ok=False, error=f"{ENV_DOCTOR_DIST} {meta['version']} has no console script "
-                                    f"(entry points: {scripts})")
+        info.update(
+            ok=False, error=f"{ENV_DOCTOR_DIST} {meta['version']} has no console script (entry points: {scripts})"
+        )
         return info
     info["console_scripts"] = scripts
     info["script"] = str(venv_bin(Path(info["venv"])) / name)
@@ -209,8 +242,10 @@ def setup_env_doctor(cache: Path, base_python: str) -> dict:
 
 
 def setup_torch(cache: Path, base_python: str) -> dict:
-    probe = ("import importlib.metadata as m, sys; v = m.version('torch'); "
-             f"sys.exit(0 if v.split('+')[0] == {TORCH_PIN!r} else 1)")
+    probe = (
+        "import importlib.metadata as m, sys; v = m.version('torch'); "
+        f"sys.exit(0 if v.split('+')[0] == {TORCH_PIN!r} else 1)"
+    )
     info = ensure_venv(cache / "torch-venv", [f"torch=={TORCH_PIN}"], base_python, probe)
     if info["ok"]:
         _, out = capture([info["python"], "-c", "import importlib.metadata as m; print(m.version('torch'))"])
@@ -259,13 +294,19 @@ def fmt_s(value: float | None) -> str:
 def evaluate(results: dict) -> list[dict]:
     rows = []
     for key, desc, kind, num, den, target, cmp in TARGETS:
-        row = {"key": key, "what": desc, "target": target, "cmp": cmp, "value": None,
-               "unit": {"ratio": "x", "diff_ms": "ms", "abs_s": "s"}[kind], "verdict": "SKIP",
-               "why": None}
+        row = {
+            "key": key,
+            "what": desc,
+            "target": target,
+            "cmp": cmp,
+            "value": None,
+            "unit": {"ratio": "x", "diff_ms": "ms", "abs_s": "s"}[kind],
+            "verdict": "SKIP",
+            "why": None,
+        }
         missing = [n for n in (num, den) if n and results.get(n, {}).get("median_s") is None]
         if missing:
-            row["why"] = "; ".join(f"{n}: {results.get(n, {}).get('skipped') or 'no timing'}"
-                                   for n in missing)
+            row["why"] = "; ".join(f"{n}: {results.get(n, {}).get('skipped') or 'no timing'}" for n in missing)
             rows.append(row)
             continue
         a = results[num]["median_s"]
@@ -284,17 +325,23 @@ def evaluate(results: dict) -> list[dict]:
 def print_report(report: dict) -> None:
     m = report["machine"]
     print()
-    print(f"gpudoctor speed benchmark  ({report['runs']} timed runs each, after 1 warm-up; "
-          f"medians used)")
-    print(f"machine: {m['platform']}, nproc={m['nproc']} (cpu_count={m['cpu_count']})"
-          + (f", {m['mem_gib']} GiB RAM" if "mem_gib" in m else "")
-          + f", nvidia-smi: {'yes' if m['nvidia_smi'] else 'no'}"
-          + (f", load avg at start {m['loadavg_start'][0]:g} / end {m['loadavg_1_5_15'][0]:g}"
-             if m.get("loadavg_start") and m.get("loadavg_1_5_15") else ""))
-    print(f"python:  bench {m['bench_python']}, gpudoctor's {m['gpudoctor_python']}  |  "
-          f"gpudoctor {report['versions'].get('gpudoctor', '?')}, "
-          f"env-doctor {report['versions'].get('env-doctor') or 'n/a'}, "
-          f"torch {report['versions'].get('torch') or 'n/a'}")
+    print(f"gpudoctor speed benchmark  ({report['runs']} timed runs each, after 1 warm-up; medians used)")
+    print(
+        f"machine: {m['platform']}, nproc={m['nproc']} (cpu_count={m['cpu_count']})"
+        + (f", {m['mem_gib']} GiB RAM" if "mem_gib" in m else "")
+        + f", nvidia-smi: {'yes' if m['nvidia_smi'] else 'no'}"
+        + (
+            f", load avg at start {m['loadavg_start'][0]:g} / end {m['loadavg_1_5_15'][0]:g}"
+            if m.get("loadavg_start") and m.get("loadavg_1_5_15")
+            else ""
+        )
+    )
+    print(
+        f"python:  bench {m['bench_python']}, gpudoctor's {m['gpudoctor_python']}  |  "
+        f"gpudoctor {report['versions'].get('gpudoctor', '?')}, "
+        f"env-doctor {report['versions'].get('env-doctor') or 'n/a'}, "
+        f"torch {report['versions'].get('torch') or 'n/a'}"
+    )
     print()
     head = f"{'benchmark':<15} {'command':<44} {'median s':>9} {'min s':>8} {'max s':>8}  exit"
     print(head)
@@ -307,8 +354,10 @@ def print_report(report: dict) -> None:
             print(f"{name:<15} {cmd:<44} {'skipped':>9}  ({r['skipped']})")
             continue
         codes = sorted({("timeout" if c is None else str(c)) for c in r["exit_codes"]})
-        print(f"{name:<15} {cmd:<44} {fmt_s(r['median_s']):>9} {fmt_s(r['min_s']):>8} "
-              f"{fmt_s(r['max_s']):>8}  {','.join(codes)}")
+        print(
+            f"{name:<15} {cmd:<44} {fmt_s(r['median_s']):>9} {fmt_s(r['min_s']):>8} "
+            f"{fmt_s(r['max_s']):>8}  {','.join(codes)}"
+        )
     print()
     head = f"{'target':<40} {'value':>10} {'goal':>10}  verdict"
     print(head)
@@ -357,9 +406,9 @@ QUESTIONS = [
 def found_out(gd: Path, torch_python: str, timeout: float) -> list[dict]:
     """Run each once more and record, per question, whether its output answers it."""
     _, env_text = capture([torch_python, "-m", "torch.utils.collect_env"], timeout)
-    code, gd_text = capture([str(gd), "check", "--python", torch_python, "--format", "json"], timeout)
+    _code, gd_text = capture([str(gd), "check", "--python", torch_python, "--format", "json"], timeout)
     try:
-        report = json.loads(gd_text[gd_text.index("{"):])
+        report = json.loads(gd_text[gd_text.index("{") :])
     except ValueError:
         report = {}
     by_code = {r.get("code"): r for r in report.get("results", [])}
@@ -374,8 +423,11 @@ def found_out(gd: Path, torch_python: str, timeout: float) -> list[dict]:
             gd_has = bool(report.get("machine", {}).get(data_key))
         else:
             result = by_code.get(code_key, {})
-            gd_has = result.get("status") not in (None, "not_applicable") if data_key is None else \
-                result.get("data", {}).get(data_key) is not None
+            gd_has = (
+                result.get("status") not in (None, "not_applicable")
+                if data_key is None
+                else result.get("data", {}).get(data_key) is not None
+            )
         env_has = None
         if env_key:
             lines = env_text.splitlines()
@@ -394,8 +446,10 @@ def print_found_out(rows: list[dict]) -> None:
     for row in rows:
         gd = row["gpudoctor"] if isinstance(row["gpudoctor"], str) else ("yes" if row["gpudoctor"] else "no")
         print(f"{row['question']:<46} {gd:>10} {'yes' if row['collect_env'] else 'no':>12}")
-    print(f"answered: gpudoctor {sum(1 for r in rows if r['gpudoctor'])}, "
-          f"collect_env {sum(1 for r in rows if r['collect_env'])} of {len(rows)}")
+    print(
+        f"answered: gpudoctor {sum(1 for r in rows if r['gpudoctor'])}, "
+        f"collect_env {sum(1 for r in rows if r['collect_env'])} of {len(rows)}"
+    )
     print()
 
 
@@ -403,15 +457,24 @@ def print_found_out(rows: list[dict]) -> None:
 
 
 def parse_args(argv: list[str] | None) -> argparse.Namespace:
-    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
-                                formatter_class=argparse.RawDescriptionHelpFormatter)
+    p = argparse.ArgumentParser(
+        description=__doc__.split("\n\n")[0], formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     p.add_argument("--runs", type=int, default=7, help="timed runs of each command (default 7, at least 5)")
-    p.add_argument("--gpudoctor", metavar="PATH",
-                   help="gpudoctor executable (default: the one next to this Python)")
-    p.add_argument("--cache-dir", metavar="DIR", type=Path, default=DEFAULT_CACHE,
-                   help=f"where the peers' venvs live (default: {DEFAULT_CACHE})")
-    p.add_argument("--python", metavar="EXE", default=sys.executable,
-                   help="Python that creates the peers' venvs (default: this one)")
+    p.add_argument("--gpudoctor", metavar="PATH", help="gpudoctor executable (default: the one next to this Python)")
+    p.add_argument(
+        "--cache-dir",
+        metavar="DIR",
+        type=Path,
+        default=DEFAULT_CACHE,
+        help=f"where the peers' venvs live (default: {DEFAULT_CACHE})",
+    )
+    p.add_argument(
+        "--python",
+        metavar="EXE",
+        default=sys.executable,
+        help="Python that creates the peers' venvs (default: this one)",
+    )
     p.add_argument("--timeout", type=float, default=120.0, help="limit for one run, seconds (default 120)")
     p.add_argument("--json", metavar="PATH", type=Path, help="also write the numbers as JSON to PATH")
     p.add_argument("--no-peers", action="store_true", help="measure gpudoctor only (skip env-doctor, torch)")
@@ -441,8 +504,9 @@ def main(argv: list[str] | None = None) -> int:
     # Time every command as installed: pip writes byte-code caches, and a user's Python uses them. With
     # PYTHONDONTWRITEBYTECODE set (as in some sandboxes) gpudoctor would recompile itself on every run.
     if os.environ.pop("PYTHONDONTWRITEBYTECODE", None) is not None:
-        notes.append("PYTHONDONTWRITEBYTECODE was set; unset for the timed commands (as installed, byte-code "
-                     "caches allowed)")
+        notes.append(
+            "PYTHONDONTWRITEBYTECODE was set; unset for the timed commands (as installed, byte-code caches allowed)"
+        )
     versions: dict = {}
     code, out = capture([str(gd), "--version"])
     if code != 0:
@@ -486,20 +550,28 @@ def main(argv: list[str] | None = None) -> int:
     # -- what to time: name -> (argv, display)
     benches: dict[str, dict] = {
         "gd-check": {"argv": [str(gd), "check"], "display": "gpudoctor check"},
-        "gd-check-torch": {"argv": [str(gd), "check", "--python", peers["torch"].get("python", "python")],
-                           "display": "gpudoctor check --python TORCH_VENV",
-                           "skipped": None if peers["torch"].get("ok") else "torch venv unavailable"},
-        "env-doctor": {"argv": [peers["env-doctor"].get("script", "env-doctor"), "check"],
-                       "display": "env-doctor check",
-                       "skipped": None if peers["env-doctor"].get("ok") else "env-doctor unavailable"},
-        "collect_env": {"argv": [peers["torch"].get("python", "python"), "-m", "torch.utils.collect_env"],
-                        "display": "python -m torch.utils.collect_env",
-                        "skipped": None if peers["torch"].get("ok") else "torch venv unavailable"},
+        "gd-check-torch": {
+            "argv": [str(gd), "check", "--python", peers["torch"].get("python", "python")],
+            "display": "gpudoctor check --python TORCH_VENV",
+            "skipped": None if peers["torch"].get("ok") else "torch venv unavailable",
+        },
+        "env-doctor": {
+            "argv": [peers["env-doctor"].get("script", "env-doctor"), "check"],
+            "display": "env-doctor check",
+            "skipped": None if peers["env-doctor"].get("ok") else "env-doctor unavailable",
+        },
+        "collect_env": {
+            "argv": [peers["torch"].get("python", "python"), "-m", "torch.utils.collect_env"],
+            "display": "python -m torch.utils.collect_env",
+            "skipped": None if peers["torch"].get("ok") else "torch venv unavailable",
+        },
         "gd-version": {"argv": [str(gd), "--version"], "display": "gpudoctor --version"},
         "bare-python": {"argv": [str(gd_python), "-c", "pass"], "display": "python -c pass (gpudoctor's)"},
-        "gd-check-from": {"argv": [str(gd), "check", "--from", str(snap)],
-                          "display": "gpudoctor check --from SNAPSHOT",
-                          "skipped": None if snapshot_ok else "no snapshot"},
+        "gd-check-from": {
+            "argv": [str(gd), "check", "--from", str(snap)],
+            "display": "gpudoctor check --from SNAPSHOT",
+            "skipped": None if snapshot_ok else "no snapshot",
+        },
         "gd-topo": {"argv": [str(gd), "topo"], "display": "gpudoctor topo"},
     }
     active = [n for n, b in benches.items() if not b.get("skipped")]
@@ -519,8 +591,7 @@ def main(argv: list[str] | None = None) -> int:
                 secs, code = run_once(benches[name]["argv"], args.timeout)
                 benches[name]["times"].append(secs)
                 benches[name]["codes"].append(code)
-            log(f"round {i + 1}/{args.runs}: " + "  ".join(
-                f"{n}={benches[n]['times'][-1]:.3f}" for n in active))
+            log(f"round {i + 1}/{args.runs}: " + "  ".join(f"{n}={benches[n]['times'][-1]:.3f}" for n in active))
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
 
@@ -533,11 +604,15 @@ def main(argv: list[str] | None = None) -> int:
             good = [t for t, c in zip(b["times"], b["codes"]) if c is not None]
             if len(good) < len(b["times"]):
                 notes.append(f"{name}: {len(b['times']) - len(good)} run(s) hit the {args.timeout:g} s time-out")
-            r.update(times_s=[round(t, 4) for t in b["times"]], exit_codes=b["codes"],
-                     warmup_s=b["warmup_s"], warmup_exit=b["warmup_exit"],
-                     median_s=round(statistics.median(good), 4) if good else None,
-                     min_s=round(min(good), 4) if good else None,
-                     max_s=round(max(good), 4) if good else None)
+            r.update(
+                times_s=[round(t, 4) for t in b["times"]],
+                exit_codes=b["codes"],
+                warmup_s=b["warmup_s"],
+                warmup_exit=b["warmup_exit"],
+                median_s=round(statistics.median(good), 4) if good else None,
+                min_s=round(min(good), 4) if good else None,
+                max_s=round(max(good), 4) if good else None,
+            )
             if not good:
                 r["skipped"] = "every run timed out"
             nonzero = sorted({c for c in b["codes"] if c not in (0, None)})

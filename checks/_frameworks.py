@@ -9,7 +9,8 @@ from __future__ import annotations
 
 import re
 import shlex
-from typing import Any, Iterable
+from collections.abc import Iterable
+from typing import Any
 
 from gpudoctor import kb
 from gpudoctor.api import Finding, Fix, Severity, not_applicable
@@ -33,7 +34,7 @@ def evidence_names(framework: str, fw: Any) -> tuple[str, ...]:
 
 
 def python_words(python: Any) -> str:
-    """"/venv/bin/python (Python 3.12.3)" — which interpreter a statement is about."""
+    """ "/venv/bin/python (Python 3.12.3)" — which interpreter a statement is about."""
     if python is None:
         return "the reported Python"
     version = f"Python {python.version}" if python.version else "Python"
@@ -127,11 +128,12 @@ def probe_status_outcome(framework: str, fw: Any) -> Outcome | None:
     data["output_tail"] = tail
     last_line = next((line.strip() for line in reversed(tail.splitlines()) if line.strip()), "")
     module = MODULES[framework]
-    debug = Fix("Run the import by hand to see the whole output.",
-                (f"{_python(fw.python)} -c 'import {module}'",))
+    debug = Fix("Run the import by hand to see the whole output.", (f"{_python(fw.python)} -c 'import {module}'",))
     if run.status == "timed_out":
-        message = (f"importing {module} in {where} did not finish within the probe timeout "
-                   f"({run.duration_s or 0:.0f} s): it hangs, often on a stuck GPU or a slow network file system")
+        message = (
+            f"importing {module} in {where} did not finish within the probe timeout "
+            f"({run.duration_s or 0:.0f} s): it hangs, often on a stuck GPU or a slow network file system"
+        )
         return Outcome(message, [Finding(Severity.PROBLEM, message, debug, evidence)], data)
     if run.status == "crashed":
         message = f"the {label} probe crashed in {where}: {run.error or 'no result'}"
@@ -141,8 +143,9 @@ def probe_status_outcome(framework: str, fw: Any) -> Outcome | None:
     # import_error
     error = run.error or last_line or "unknown error"
     message = f"`import {module}` fails in {where}: {error[:300]}"
-    return Outcome(message, [Finding(Severity.PROBLEM, message, import_error_fix(framework, fw, error), evidence)],
-                   data)
+    return Outcome(
+        message, [Finding(Severity.PROBLEM, message, import_error_fix(framework, fw, error), evidence)], data
+    )
 
 
 def _python(python: Any) -> str:
@@ -152,21 +155,25 @@ def _python(python: Any) -> str:
 
 def import_error_fix(framework: str, fw: Any, error: str) -> Fix:
     module = MODULES[framework]
-    if "__nvJitLink" in error or "libnvJitLink" in error or "undefined symbol" in error and "/nvidia/" in error:
+    if "__nvJitLink" in error or "libnvJitLink" in error or ("undefined symbol" in error and "/nvidia/" in error):
         return shadowing_fix(fw)
     if "cannot open shared object file" in error:
-        return Fix(f"A CUDA library {module} needs is missing; reinstalling pulls its pip nvidia-* libraries back.",
-                   (f"{pip(fw.python)} install --force-reinstall --no-deps {module}",
-                    f"{pip(fw.python)} check"))
-    return Fix(f"Reinstall {module} in this environment and check its dependencies.",
-               (f"{pip(fw.python)} install --force-reinstall {module}", f"{pip(fw.python)} check"))
+        return Fix(
+            f"A CUDA library {module} needs is missing; reinstalling pulls its pip nvidia-* libraries back.",
+            (f"{pip(fw.python)} install --force-reinstall --no-deps {module}", f"{pip(fw.python)} check"),
+        )
+    return Fix(
+        f"Reinstall {module} in this environment and check its dependencies.",
+        (f"{pip(fw.python)} install --force-reinstall {module}", f"{pip(fw.python)} check"),
+    )
 
 
 def shadowing_fix(fw: Any) -> Fix:
-    return Fix("A system CUDA on LD_LIBRARY_PATH shadows the pip nvidia-* libraries the wheel was built with. "
-               "Drop the CUDA directories from LD_LIBRARY_PATH (for this shell and in ~/.bashrc).",
-               ('export LD_LIBRARY_PATH=$(echo "$LD_LIBRARY_PATH" | tr : "\\n" | grep -v -E "/cuda[^/]*/" '
-                '| paste -sd:)',))
+    return Fix(
+        "A system CUDA on LD_LIBRARY_PATH shadows the pip nvidia-* libraries the wheel was built with. "
+        "Drop the CUDA directories from LD_LIBRARY_PATH (for this shell and in ~/.bashrc).",
+        ('export LD_LIBRARY_PATH=$(echo "$LD_LIBRARY_PATH" | tr : "\\n" | grep -v -E "/cuda[^/]*/" | paste -sd:)',),
+    )
 
 
 # --------------------------------------------------------------------------- fixes that choose a wheel
@@ -175,13 +182,17 @@ def shadowing_fix(fw: Any) -> Fix:
 def torch_wheel_fix(facts: Any, torch: Any, summary: str, uninstall_first: bool) -> tuple[Fix | None, Any]:
     """The pip commands that install the PyTorch wheel this machine needs, and the KB's choice behind them."""
     os_name, machine = os_and_machine(torch.python)
-    choice = kb.choose_torch_wheel(driver_version=driver_version(facts), compute_capabilities=capabilities(
-        facts, torch.devices), python_version=getattr(torch.python, "version", None), os=os_name, machine=machine,
-        torch_version=torch.base_version)
+    choice = kb.choose_torch_wheel(
+        driver_version=driver_version(facts),
+        compute_capabilities=capabilities(facts, torch.devices),
+        python_version=getattr(torch.python, "version", None),
+        os=os_name,
+        machine=machine,
+        torch_version=torch.base_version,
+    )
     if choice.status != "ok" or not choice.requirement:
         notes = [n for n in (choice.python_note, "; ".join(choice.reasons) or None) if n]
-        return Fix(summary + " No published wheel fits: " + (" ".join(notes) or "see the reasons above."),
-                   ()), choice
+        return Fix(summary + " No published wheel fits: " + (" ".join(notes) or "see the reasons above."), ()), choice
     commands = []
     if uninstall_first:
         if torch.origin.installer == "conda" or (torch.origin.conda_channel and torch.source != "collect_env"):
@@ -190,8 +201,9 @@ def torch_wheel_fix(facts: Any, torch: Any, summary: str, uninstall_first: bool)
             commands.append(f"{pip(torch.python)} uninstall -y torch torchvision torchaudio")
     index = f" --index-url {choice.index_url}" if choice.index_url else ""
     commands.append(f'{pip(torch.python)} install "{choice.requirement}"{index}')
-    cuda = f" (CUDA {choice.variant[2:-1]}.{choice.variant[-1]})" if re.fullmatch(r"cu\d{3}", choice.variant or "") \
-        else ""
+    cuda = (
+        f" (CUDA {choice.variant[2:-1]}.{choice.variant[-1]})" if re.fullmatch(r"cu\d{3}", choice.variant or "") else ""
+    )
     text = f"{summary} Chosen: torch {choice.torch} {choice.variant}{cuda}, the newest build this driver, GPU and Python run."
     if choice.python_note:
         text += f" {choice.python_note}"
@@ -204,6 +216,13 @@ def torch_wheel_fix(facts: Any, torch: Any, summary: str, uninstall_first: bool)
 def choice_data(choice: Any) -> dict[str, Any] | None:
     if choice is None:
         return None
-    return {"status": choice.status, "torch": choice.torch, "variant": choice.variant,
-            "index_url": choice.index_url, "requirement": choice.requirement, "reasons": list(choice.reasons),
-            "python_note": choice.python_note, "upgrade_driver_to": choice.upgrade_driver_to}
+    return {
+        "status": choice.status,
+        "torch": choice.torch,
+        "variant": choice.variant,
+        "index_url": choice.index_url,
+        "requirement": choice.requirement,
+        "reasons": list(choice.reasons),
+        "python_note": choice.python_note,
+        "upgrade_driver_to": choice.upgrade_driver_to,
+    }

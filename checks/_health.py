@@ -29,24 +29,34 @@ def _index(gpu: GpuHealth | None) -> str:
 
 
 def reboot_fix(gpu: GpuHealth | None) -> Fix:
-    return Fix("Reboot (or reset the GPU when nothing uses it). If it recurs: check power cables and supply, "
-               "risers, cooling and the slot, update the system BIOS; a GPU that keeps falling off the bus "
-               "needs an RMA.",
-               ("sudo reboot", f"# or: sudo nvidia-smi -r -i {_index(gpu)}", "sudo dmesg -T | grep -i xid"),
-               needs_root=True)
+    return Fix(
+        "Reboot (or reset the GPU when nothing uses it). If it recurs: check power cables and supply, "
+        "risers, cooling and the slot, update the system BIOS; a GPU that keeps falling off the bus "
+        "needs an RMA.",
+        ("sudo reboot", f"# or: sudo nvidia-smi -r -i {_index(gpu)}", "sudo dmesg -T | grep -i xid"),
+        needs_root=True,
+    )
 
 
 def reset_fix(gpu: GpuHealth | None) -> Fix:
-    return Fix("Stop (drain) the work on the GPU, then reset it; or reboot.",
-               (f"nvidia-smi --query-compute-apps=pid,name --format=csv -i {_index(gpu)}",
-                f"sudo nvidia-smi -r -i {_index(gpu)}"), needs_root=True)
+    return Fix(
+        "Stop (drain) the work on the GPU, then reset it; or reboot.",
+        (
+            f"nvidia-smi --query-compute-apps=pid,name --format=csv -i {_index(gpu)}",
+            f"sudo nvidia-smi -r -i {_index(gpu)}",
+        ),
+        needs_root=True,
+    )
 
 
 def _rma_fix(gpu: GpuHealth) -> Fix:
-    return Fix("The GPU has run out of spare memory: take it out of service and ask the vendor for a "
-               "replacement (RMA) with the bug report attached.",
-               (f"# drain GPU {_index(gpu)} from the scheduler", "sudo nvidia-bug-report.sh"), needs_root=True,
-               url="https://docs.nvidia.com/deploy/a100-gpu-mem-error-mgmt/")
+    return Fix(
+        "The GPU has run out of spare memory: take it out of service and ask the vendor for a "
+        "replacement (RMA) with the bug report attached.",
+        (f"# drain GPU {_index(gpu)} from the scheduler", "sudo nvidia-bug-report.sh"),
+        needs_root=True,
+        url="https://docs.nvidia.com/deploy/a100-gpu-mem-error-mgmt/",
+    )
 
 
 def datacenter(gpu: GpuHealth) -> bool:
@@ -67,26 +77,57 @@ def ecc_findings(gpu: GpuHealth) -> list[Finding]:
     counts = gpu.ecc
     name = label(gpu)
     if counts.volatile_uncorrected:
-        found.append(Finding(Severity.PROBLEM, f"{name}: {counts.volatile_uncorrected} uncorrectable ECC error(s) "
-                             "since the driver loaded — drain and reset it", reset_fix(gpu), EVIDENCE))
+        found.append(
+            Finding(
+                Severity.PROBLEM,
+                f"{name}: {counts.volatile_uncorrected} uncorrectable ECC error(s) "
+                "since the driver loaded — drain and reset it",
+                reset_fix(gpu),
+                EVIDENCE,
+            )
+        )
     elif counts.aggregate_uncorrected:
-        found.append(Finding(Severity.WARNING, f"{name}: {counts.aggregate_uncorrected} uncorrectable ECC error(s) "
-                             "in its lifetime (none since the driver loaded); watch for more",
-                             None, EVIDENCE))
+        found.append(
+            Finding(
+                Severity.WARNING,
+                f"{name}: {counts.aggregate_uncorrected} uncorrectable ECC error(s) "
+                "in its lifetime (none since the driver loaded); watch for more",
+                None,
+                EVIDENCE,
+            )
+        )
     if gpu.ecc_enabled is not None and gpu.ecc_pending is not None and gpu.ecc_enabled != gpu.ecc_pending:
         words = "on" if gpu.ecc_pending else "off"
-        found.append(Finding(Severity.WARNING, f"{name}: ECC will be turned {words} at the next reboot (pending)",
-                             Fix("Reboot to apply the pending ECC mode.", ("sudo reboot",), needs_root=True),
-                             EVIDENCE))
+        found.append(
+            Finding(
+                Severity.WARNING,
+                f"{name}: ECC will be turned {words} at the next reboot (pending)",
+                Fix("Reboot to apply the pending ECC mode.", ("sudo reboot",), needs_root=True),
+                EVIDENCE,
+            )
+        )
     if gpu.ecc_enabled is False and datacenter(gpu):
-        found.append(Finding(Severity.WARNING, f"{name}: ECC is off on a datacenter GPU: memory errors go "
-                             "undetected and page retirement / row remapping cannot work",
-                             Fix("Turn ECC on and reboot.", (f"sudo nvidia-smi -i {_index(gpu)} -e 1", "sudo reboot"),
-                                 needs_root=True), EVIDENCE))
+        found.append(
+            Finding(
+                Severity.WARNING,
+                f"{name}: ECC is off on a datacenter GPU: memory errors go "
+                "undetected and page retirement / row remapping cannot work",
+                Fix(
+                    "Turn ECC on and reboot.",
+                    (f"sudo nvidia-smi -i {_index(gpu)} -e 1", "sudo reboot"),
+                    needs_root=True,
+                ),
+                EVIDENCE,
+            )
+        )
     corrected = counts.volatile_corrected or 0
     if corrected:
-        found.append(Finding(Severity.INFO, f"{name}: {corrected} corrected ECC error(s) since the driver loaded "
-                             "(handled by the hardware)"))
+        found.append(
+            Finding(
+                Severity.INFO,
+                f"{name}: {corrected} corrected ECC error(s) since the driver loaded (handled by the hardware)",
+            )
+        )
     return found
 
 
@@ -94,9 +135,18 @@ def ecc_findings(gpu: GpuHealth) -> list[Finding]:
 
 
 def memory_repair_known(gpu: GpuHealth) -> bool:
-    return any(value is not None for value in (
-        gpu.retired_pages_sbe, gpu.retired_pages_dbe, gpu.retired_pages_pending, gpu.remapped_rows_correctable,
-        gpu.remapped_rows_uncorrectable, gpu.remapped_rows_pending, gpu.remapped_rows_failure))
+    return any(
+        value is not None
+        for value in (
+            gpu.retired_pages_sbe,
+            gpu.retired_pages_dbe,
+            gpu.retired_pages_pending,
+            gpu.remapped_rows_correctable,
+            gpu.remapped_rows_uncorrectable,
+            gpu.remapped_rows_pending,
+            gpu.remapped_rows_failure,
+        )
+    )
 
 
 def memory_findings(gpu: GpuHealth) -> list[Finding]:
@@ -105,25 +155,54 @@ def memory_findings(gpu: GpuHealth) -> list[Finding]:
     found = []
     name = label(gpu)
     if gpu.remapped_rows_failure:
-        found.append(Finding(Severity.PROBLEM, f"{name}: a row remap failed — no spare rows left", _rma_fix(gpu),
-                             EVIDENCE))
+        found.append(
+            Finding(Severity.PROBLEM, f"{name}: a row remap failed — no spare rows left", _rma_fix(gpu), EVIDENCE)
+        )
     if gpu.remapped_rows_pending:
-        found.append(Finding(Severity.PROBLEM, f"{name}: a row remap is pending; it takes effect at the next GPU "
-                             "reset, until then the faulty row is in use", reset_fix(gpu), EVIDENCE))
+        found.append(
+            Finding(
+                Severity.PROBLEM,
+                f"{name}: a row remap is pending; it takes effect at the next GPU "
+                "reset, until then the faulty row is in use",
+                reset_fix(gpu),
+                EVIDENCE,
+            )
+        )
     if gpu.retired_pages_pending:
-        found.append(Finding(Severity.PROBLEM, f"{name}: page retirement pending; it takes effect at the next GPU "
-                             "reset or reboot", reset_fix(gpu), EVIDENCE))
+        found.append(
+            Finding(
+                Severity.PROBLEM,
+                f"{name}: page retirement pending; it takes effect at the next GPU reset or reboot",
+                reset_fix(gpu),
+                EVIDENCE,
+            )
+        )
     retired = (gpu.retired_pages_sbe or 0) + (gpu.retired_pages_dbe or 0)
     limit = retired_pages_limit()
     if limit and retired >= limit:
-        found.append(Finding(Severity.PROBLEM, f"{name}: {retired} retired pages, at or past the limit of {limit}",
-                             _rma_fix(gpu), EVIDENCE))
+        found.append(
+            Finding(
+                Severity.PROBLEM,
+                f"{name}: {retired} retired pages, at or past the limit of {limit}",
+                _rma_fix(gpu),
+                EVIDENCE,
+            )
+        )
     elif retired:
-        found.append(Finding(Severity.INFO, f"{name}: {retired} retired page(s) ({gpu.retired_pages_dbe or 0} for "
-                             f"double-bit errors); the limit is {limit}"))
+        found.append(
+            Finding(
+                Severity.INFO,
+                f"{name}: {retired} retired page(s) ({gpu.retired_pages_dbe or 0} for "
+                f"double-bit errors); the limit is {limit}",
+            )
+        )
     if gpu.remapped_rows_uncorrectable:
-        found.append(Finding(Severity.INFO, f"{name}: {gpu.remapped_rows_uncorrectable} row(s) remapped for "
-                             "uncorrectable errors (repaired)"))
+        found.append(
+            Finding(
+                Severity.INFO,
+                f"{name}: {gpu.remapped_rows_uncorrectable} row(s) remapped for uncorrectable errors (repaired)",
+            )
+        )
     return found
 
 
@@ -137,22 +216,43 @@ def clock_findings(gpu: GpuHealth) -> list[Finding]:
     name = label(gpu)
     hardware = [reason for reason in gpu.clock_reasons_active if reason in HARDWARE_REASONS]
     if hardware:
-        found.append(Finding(Severity.WARNING, f"{name} is held back: "
-                             + "; ".join(SLOWING_REASONS[reason] for reason in hardware),
-                             Fix("Check cooling (fans, airflow, ambient temperature) and power delivery (cables, "
-                                 "supply); watch it under load.",
-                                 (f"nvidia-smi -i {_index(gpu)} -q -d PERFORMANCE,TEMPERATURE,POWER",)), EVIDENCE))
+        found.append(
+            Finding(
+                Severity.WARNING,
+                f"{name} is held back: " + "; ".join(SLOWING_REASONS[reason] for reason in hardware),
+                Fix(
+                    "Check cooling (fans, airflow, ambient temperature) and power delivery (cables, "
+                    "supply); watch it under load.",
+                    (f"nvidia-smi -i {_index(gpu)} -q -d PERFORMANCE,TEMPERATURE,POWER",),
+                ),
+                EVIDENCE,
+            )
+        )
     if "sw_power_cap" in gpu.clock_reasons_active:
-        found.append(Finding(Severity.INFO, f"{name}: at its power limit (software power cap) — normal under "
-                             "full load"))
+        found.append(
+            Finding(Severity.INFO, f"{name}: at its power limit (software power cap) — normal under full load")
+        )
     if gpu.temperature_c is not None and gpu.slowdown_temp_c:
         margin = gpu.slowdown_temp_c - gpu.temperature_c
         if margin <= 0:
-            found.append(Finding(Severity.WARNING, f"{name}: {gpu.temperature_c} °C, at or above its slowdown "
-                                 f"threshold of {gpu.slowdown_temp_c} °C", None, EVIDENCE))
+            found.append(
+                Finding(
+                    Severity.WARNING,
+                    f"{name}: {gpu.temperature_c} °C, at or above its slowdown threshold of {gpu.slowdown_temp_c} °C",
+                    None,
+                    EVIDENCE,
+                )
+            )
         elif margin <= temperature_margin_c():
-            found.append(Finding(Severity.WARNING, f"{name}: {gpu.temperature_c} °C, within {margin} °C of its "
-                                 f"slowdown threshold ({gpu.slowdown_temp_c} °C)", None, EVIDENCE))
+            found.append(
+                Finding(
+                    Severity.WARNING,
+                    f"{name}: {gpu.temperature_c} °C, within {margin} °C of its "
+                    f"slowdown threshold ({gpu.slowdown_temp_c} °C)",
+                    None,
+                    EVIDENCE,
+                )
+            )
     return found
 
 
@@ -167,12 +267,18 @@ def xid_finding(code: int, pci: str, events: list[Any]) -> Finding:
     times = f" ×{len(events)}" if len(events) > 1 else ""
     last = events[-1].message.strip().rstrip(".")
     if info is None:
-        return Finding(Severity.WARNING, f"Xid {code}{where}{times}: not in the knowledge base ({last})",
-                       Fix("Look the code up in NVIDIA's Xid catalogue.", (),
-                           url="https://docs.nvidia.com/deploy/xid-errors/"), ("dmesg-nvidia.txt",))
+        return Finding(
+            Severity.WARNING,
+            f"Xid {code}{where}{times}: not in the knowledge base ({last})",
+            Fix("Look the code up in NVIDIA's Xid catalogue.", (), url="https://docs.nvidia.com/deploy/xid-errors/"),
+            ("dmesg-nvidia.txt",),
+        )
     severity = {"problem": Severity.PROBLEM, "warning": Severity.WARNING}.get(info.severity, Severity.INFO)
     commands = tuple(info.commands)
     said = f" ({last})" if last and last.lower() not in info.meaning.lower() else ""
-    return Finding(severity, f"Xid {code}{where}{times}: {info.meaning}{said}",
-                   Fix(info.action, commands, needs_root=any(c.startswith("sudo") for c in commands)),
-                   ("dmesg-nvidia.txt",))
+    return Finding(
+        severity,
+        f"Xid {code}{where}{times}: {info.meaning}{said}",
+        Fix(info.action, commands, needs_root=any(c.startswith("sudo") for c in commands)),
+        ("dmesg-nvidia.txt",),
+    )

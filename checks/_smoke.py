@@ -56,7 +56,7 @@ def device(smoke: Any, device_id: str) -> Any:
 
 
 def device_words(smoke: Any, device_id: str) -> str:
-    """"cuda:0 (NVIDIA H100 80GB HBM3)", or the id alone when the run did not name it."""
+    """ "cuda:0 (NVIDIA H100 80GB HBM3)", or the id alone when the run did not name it."""
     found = device(smoke, device_id)
     return f"{device_id} ({found.name})" if found is not None and found.name else device_id
 
@@ -194,8 +194,14 @@ def link_for(facts: Any, found: Any) -> Link | None:
     link = gpu.pcie
     if not link.gen_current or not link.width_current:
         return Link(None, None, None, None, "unknown", gpu.numa_node) if gpu.numa_node is not None else None
-    return Link(link.gen_current, link.width_current, link.gen_max, link.width_max,
-                "sysfs" if link.source == "sysfs" else "nvidia-smi", gpu.numa_node)
+    return Link(
+        link.gen_current,
+        link.width_current,
+        link.gen_max,
+        link.width_max,
+        "sysfs" if link.source == "sysfs" else "nvidia-smi",
+        gpu.numa_node,
+    )
 
 
 def link_or_spec(facts: Any, found: Any) -> Link | None:
@@ -206,8 +212,14 @@ def link_or_spec(facts: Any, found: Any) -> Link | None:
     spec = spec_for(facts, found)
     if spec is None or spec.pcie_rate_gbps is None:
         return None
-    return Link(spec.pcie_gen, spec.pcie_width, spec.pcie_gen, spec.pcie_width, "spec sheet",
-                link.numa_node if link is not None else None)
+    return Link(
+        spec.pcie_gen,
+        spec.pcie_width,
+        spec.pcie_gen,
+        spec.pcie_width,
+        "spec sheet",
+        link.numa_node if link is not None else None,
+    )
 
 
 def numa_nodes(facts: Any) -> set[int]:

@@ -57,42 +57,78 @@ def link_findings(gpu: TopoGpu, idle_now: bool | None) -> list[Finding]:
     link = gpu.pcie
     name = f"GPU {gpu.index}"
     found: list[Finding] = []
-    reseat = Fix("Reseat the card in a full-width slot (not a riser or chipset slot), check the BIOS lane / "
-                 "bifurcation settings, then read the link again.",
-                 (f"sudo lspci -vv -s {_bus(gpu)} | grep -E 'LnkCap|LnkSta'",), needs_root=True)
+    reseat = Fix(
+        "Reseat the card in a full-width slot (not a riser or chipset slot), check the BIOS lane / "
+        "bifurcation settings, then read the link again.",
+        (f"sudo lspci -vv -s {_bus(gpu)} | grep -E 'LnkCap|LnkSta'",),
+        needs_root=True,
+    )
     if link.width_current == 0:
-        found.append(Finding(Severity.PROBLEM, f"{name}: its PCIe link is down (width 0)", reseat, ("pci-devices.json",)))
+        found.append(
+            Finding(Severity.PROBLEM, f"{name}: its PCIe link is down (width 0)", reseat, ("pci-devices.json",))
+        )
         return found
     if link.width_current and link.width_max and link.width_current < link.width_max:
-        found.append(Finding(
-            Severity.WARNING,
-            f"{name}: PCIe link x{link.width_current} of x{link.width_max} — "
-            f"{_rate(link.gen_max, link.width_current)} instead of {_rate(link.gen_max, link.width_max)} "
-            "per direction at full speed (a slot wired narrower by design, as in some laptops and cloud "
-            "instances, looks the same)", reseat, (link.source or "pci-devices.json",)))
+        found.append(
+            Finding(
+                Severity.WARNING,
+                f"{name}: PCIe link x{link.width_current} of x{link.width_max} — "
+                f"{_rate(link.gen_max, link.width_current)} instead of {_rate(link.gen_max, link.width_max)} "
+                "per direction at full speed (a slot wired narrower by design, as in some laptops and cloud "
+                "instances, looks the same)",
+                reseat,
+                (link.source or "pci-devices.json",),
+            )
+        )
     if link.gen_current and link.gen_max and link.gen_current < link.gen_max:
         now, best = link_words(link.gen_current, link.width_current), link_words(link.gen_max, link.width_current)
-        cost = (f"{_rate(link.gen_current, link.width_current)} instead of "
-                f"{_rate(link.gen_max, link.width_current)} per direction")
+        cost = (
+            f"{_rate(link.gen_current, link.width_current)} instead of "
+            f"{_rate(link.gen_max, link.width_current)} per direction"
+        )
         if idle_now:
-            found.append(Finding(
-                Severity.INFO,
-                f"{name}: PCIe {now} at idle (max {best}); GPUs lower the link speed at idle to save power — "
-                "`gpudoctor smoke` measures it under load"))
+            found.append(
+                Finding(
+                    Severity.INFO,
+                    f"{name}: PCIe {now} at idle (max {best}); GPUs lower the link speed at idle to save power — "
+                    "`gpudoctor smoke` measures it under load",
+                )
+            )
         elif idle_now is False:
-            found.append(Finding(Severity.WARNING, f"{name}: PCIe {now} under load, the link can do {best} — "
-                                 f"trained down: {cost}", reseat, (link.source or "pci-devices.json",)))
+            found.append(
+                Finding(
+                    Severity.WARNING,
+                    f"{name}: PCIe {now} under load, the link can do {best} — trained down: {cost}",
+                    reseat,
+                    (link.source or "pci-devices.json",),
+                )
+            )
         else:
-            found.append(Finding(Severity.WARNING, f"{name}: PCIe {now}, the link can do {best} — {cost}. If the "
-                                 "GPU was idle when read this is power saving, not a fault: `gpudoctor smoke` "
-                                 "measures the link under load", reseat, (link.source or "pci-devices.json",)))
+            found.append(
+                Finding(
+                    Severity.WARNING,
+                    f"{name}: PCIe {now}, the link can do {best} — {cost}. If the "
+                    "GPU was idle when read this is power saving, not a fault: `gpudoctor smoke` "
+                    "measures the link under load",
+                    reseat,
+                    (link.source or "pci-devices.json",),
+                )
+            )
     spec = kb.gpu_spec_for_name(gpu.name) if gpu.name else None
-    if spec is not None and spec.pcie_gen and link.gen_max and link.gen_max < spec.pcie_gen \
-            and link.source in ("nvml", "nvidia-smi -q -x"):
-        found.append(Finding(
-            Severity.INFO,
-            f"{name}: the platform caps the link at Gen{link.gen_max}; the {spec.name} does Gen{spec.pcie_gen} "
-            f"({_rate(link.gen_max, 16)} instead of {_rate(spec.pcie_gen, 16)} per direction at x16)"))
+    if (
+        spec is not None
+        and spec.pcie_gen
+        and link.gen_max
+        and link.gen_max < spec.pcie_gen
+        and link.source in ("nvml", "nvidia-smi -q -x")
+    ):
+        found.append(
+            Finding(
+                Severity.INFO,
+                f"{name}: the platform caps the link at Gen{link.gen_max}; the {spec.name} does Gen{spec.pcie_gen} "
+                f"({_rate(link.gen_max, 16)} instead of {_rate(spec.pcie_gen, 16)} per direction at x16)",
+            )
+        )
     return found
 
 
@@ -106,8 +142,11 @@ def same_socket_commands(topo: MachineTopology) -> tuple[str, ...]:
     for gpu in topo.gpus:
         if gpu.numa_node is not None:
             by_node.setdefault(gpu.numa_node, []).append(gpu.index)
-    commands = tuple(f"CUDA_VISIBLE_DEVICES={','.join(map(str, gpus))} python train.py  # NUMA node {node}"
-                     for node, gpus in sorted(by_node.items()) if len(gpus) > 1)
+    commands = tuple(
+        f"CUDA_VISIBLE_DEVICES={','.join(map(str, gpus))} python train.py  # NUMA node {node}"
+        for node, gpus in sorted(by_node.items())
+        if len(gpus) > 1
+    )
     return commands or ("nvidia-smi topo -m",)
 
 
@@ -120,23 +159,36 @@ def p2p_findings(facts: Any, topo: MachineTopology) -> list[Finding]:
     refused = [pair for pair in topo.pairs if pair.p2p_read and pair.p2p_read != "OK"]
     if not refused:
         return []
-    consumer = [p for p in refused if p.p2p_read == "GNS" or _is_geforce(topo, p.a) and _is_geforce(topo, p.b)]
+    consumer = [p for p in refused if p.p2p_read == "GNS" or (_is_geforce(topo, p.a) and _is_geforce(topo, p.b))]
     platform = [p for p in refused if p not in consumer]
     found = []
     if consumer:
-        found.append(Finding(Severity.INFO, f"no peer-to-peer access between {pair_list(consumer)}: "
-                             f"{P2P_WORDS.get(consumer[0].p2p_read, consumer[0].p2p_read)} (GeForce cards have no "
-                             "P2P; NCCL copies through host memory, as expected)"))
+        found.append(
+            Finding(
+                Severity.INFO,
+                f"no peer-to-peer access between {pair_list(consumer)}: "
+                f"{P2P_WORDS.get(consumer[0].p2p_read, consumer[0].p2p_read)} (GeForce cards have no "
+                "P2P; NCCL copies through host memory, as expected)",
+            )
+        )
     if platform:
         statuses = sorted({p.p2p_read for p in platform})
         reason = "; ".join(f"{s}: {P2P_WORDS.get(s, s)}" for s in statuses)
-        fix = Fix("Peer access refused by the platform is usually PCIe ACS or the IOMMU: disable ACS in the BIOS "
-                  "(or boot with iommu=pt), then check again. In a VM, the hypervisor must allow it.",
-                  ("nvidia-smi topo -p2p r", "sudo lspci -vvv | grep -i acsctl", "cat /proc/cmdline"),
-                  needs_root=True)
-        found.append(Finding(Severity.WARNING, f"no peer-to-peer read between {pair_list(platform)} ({reason}): "
-                             "NCCL and cudaMemcpyPeer go through host memory, and ACS-blocked P2P can hang NCCL",
-                             fix, ("nvidia-smi-topo-p2p-r.txt", "nvml.json")))
+        fix = Fix(
+            "Peer access refused by the platform is usually PCIe ACS or the IOMMU: disable ACS in the BIOS "
+            "(or boot with iommu=pt), then check again. In a VM, the hypervisor must allow it.",
+            ("nvidia-smi topo -p2p r", "sudo lspci -vvv | grep -i acsctl", "cat /proc/cmdline"),
+            needs_root=True,
+        )
+        found.append(
+            Finding(
+                Severity.WARNING,
+                f"no peer-to-peer read between {pair_list(platform)} ({reason}): "
+                "NCCL and cudaMemcpyPeer go through host memory, and ACS-blocked P2P can hang NCCL",
+                fix,
+                ("nvidia-smi-topo-p2p-r.txt", "nvml.json"),
+            )
+        )
     return found
 
 
@@ -150,9 +202,12 @@ def expected_links(gpu: TopoGpu) -> int | None:
 
 
 def _reset_fix(indices: list[int]) -> Fix:
-    return Fix("Reset the GPUs (no process may be using them) or reboot; links still down after that are a "
-               "baseboard or cable fault: send `nvidia-bug-report.sh` output to the vendor.",
-               tuple(f"sudo nvidia-smi -r -i {i}" for i in indices) + ("nvidia-smi nvlink -s",), needs_root=True)
+    return Fix(
+        "Reset the GPUs (no process may be using them) or reboot; links still down after that are a "
+        "baseboard or cable fault: send `nvidia-bug-report.sh` output to the vendor.",
+        tuple(f"sudo nvidia-smi -r -i {i}" for i in indices) + ("nvidia-smi nvlink -s",),
+        needs_root=True,
+    )
 
 
 def nvlink_findings(gpu: TopoGpu, expected: int | None) -> list[Finding]:
@@ -162,12 +217,23 @@ def nvlink_findings(gpu: TopoGpu, expected: int | None) -> list[Finding]:
     found = []
     down = state.down
     if down:
-        found.append(Finding(Severity.PROBLEM, f"GPU {gpu.index}: NVLink(s) {', '.join(map(str, down))} down — "
-                             f"{state.active} of {state.total} active", _reset_fix([gpu.index]),
-                             ("nvml.json", "nvidia-smi-nvlink-s.txt")))
+        found.append(
+            Finding(
+                Severity.PROBLEM,
+                f"GPU {gpu.index}: NVLink(s) {', '.join(map(str, down))} down — {state.active} of {state.total} active",
+                _reset_fix([gpu.index]),
+                ("nvml.json", "nvidia-smi-nvlink-s.txt"),
+            )
+        )
     elif expected and state.total < expected:
-        found.append(Finding(Severity.WARNING, f"GPU {gpu.index}: {state.total} NVLinks reported, the "
-                             f"{gpu.name} has {expected}", _reset_fix([gpu.index]), ("nvml.json",)))
+        found.append(
+            Finding(
+                Severity.WARNING,
+                f"GPU {gpu.index}: {state.total} NVLinks reported, the {gpu.name} has {expected}",
+                _reset_fix([gpu.index]),
+                ("nvml.json",),
+            )
+        )
     return found
 
 
@@ -179,20 +245,31 @@ def missing_nvlink_findings(topo: MachineTopology, built_with: list[TopoGpu], re
     if not pairs or len(pcie_only) < len(pairs):
         return []
     names = sorted({gpu.name for gpu in built_with if gpu.index in indices and gpu.name})
-    return [Finding(Severity.PROBLEM, f"{', '.join(names)} GPUs are built with NVLink but reach each other over "
-                    f"PCIe only ({pair_list(pcie_only)}: {pcie_only[0].path}) — NVLinks down or not trained",
-                    _reset_fix(sorted(indices)), ("nvidia-smi-topo-m.txt", "nvml.json", "fabricmanager.txt"))]
+    return [
+        Finding(
+            Severity.PROBLEM,
+            f"{', '.join(names)} GPUs are built with NVLink but reach each other over "
+            f"PCIe only ({pair_list(pcie_only)}: {pcie_only[0].path}) — NVLinks down or not trained",
+            _reset_fix(sorted(indices)),
+            ("nvidia-smi-topo-m.txt", "nvml.json", "fabricmanager.txt"),
+        )
+    ]
 
 
 def fabric_manager_fix(facts: Any) -> Fix:
     version = facts.driver.kernel_version or facts.driver.userspace_version
     branch = version.split(".")[0] if version else "<branch>"
     package = f"nvidia-fabricmanager-{branch}" + (f"={version}-1" if version else "")
-    return Fix("Install the fabric manager of exactly the driver's version, start it and enable it at boot.",
-               (f"sudo apt-get install -y {package}  # RHEL: sudo dnf install nvidia-fabric-manager",
-                "sudo systemctl enable --now nvidia-fabricmanager",
-                "journalctl -u nvidia-fabricmanager --no-pager | tail -n 30"), needs_root=True,
-               url="https://docs.nvidia.com/datacenter/tesla/fabric-manager-user-guide/")
+    return Fix(
+        "Install the fabric manager of exactly the driver's version, start it and enable it at boot.",
+        (
+            f"sudo apt-get install -y {package}  # RHEL: sudo dnf install nvidia-fabric-manager",
+            "sudo systemctl enable --now nvidia-fabricmanager",
+            "journalctl -u nvidia-fabricmanager --no-pager | tail -n 30",
+        ),
+        needs_root=True,
+        url="https://docs.nvidia.com/datacenter/tesla/fabric-manager-user-guide/",
+    )
 
 
 def affinity_findings(facts: Any, topo: MachineTopology) -> list[Finding]:
@@ -202,9 +279,16 @@ def affinity_findings(facts: Any, topo: MachineTopology) -> list[Finding]:
     matrix = facts.topology
     empty = sorted(i for i, cpus in (matrix.cpu_affinity.items() if matrix else []) if cpus == "")
     if empty and len(empty) < len(matrix.gpus):
-        found.append(Finding(Severity.WARNING, f"nvidia-smi shows no CPU of this job near GPU(s) "
-                             f"{', '.join(map(str, empty))} (empty CPU Affinity): the job's CPUs are on another "
-                             "socket than those GPUs", _bind_fix(topo, empty), ("nvidia-smi-topo-m.txt",)))
+        found.append(
+            Finding(
+                Severity.WARNING,
+                f"nvidia-smi shows no CPU of this job near GPU(s) "
+                f"{', '.join(map(str, empty))} (empty CPU Affinity): the job's CPUs are on another "
+                "socket than those GPUs",
+                _bind_fix(topo, empty),
+                ("nvidia-smi-topo-m.txt",),
+            )
+        )
     allowed = parse_cpu_list(topo.process_cpus) if topo.process_cpus else set()
     if not allowed:
         return found
@@ -215,16 +299,26 @@ def affinity_findings(facts: Any, topo: MachineTopology) -> list[Finding]:
             far.append(gpu)
     if far and not empty:
         indices = [gpu.index for gpu in far]
-        found.append(Finding(Severity.WARNING, f"this process may only run on CPUs {topo.process_cpus}, none of "
-                             f"them near GPU(s) {', '.join(map(str, indices))} "
-                             f"(NUMA node {', '.join(sorted({str(g.numa_node) for g in far}))})",
-                             _bind_fix(topo, indices), ("cpu-topology.json", "pci-devices.json")))
+        found.append(
+            Finding(
+                Severity.WARNING,
+                f"this process may only run on CPUs {topo.process_cpus}, none of "
+                f"them near GPU(s) {', '.join(map(str, indices))} "
+                f"(NUMA node {', '.join(sorted({str(g.numa_node) for g in far}))})",
+                _bind_fix(topo, indices),
+                ("cpu-topology.json", "pci-devices.json"),
+            )
+        )
     return found
 
 
 def _bind_fix(topo: MachineTopology, indices: list[int]) -> Fix:
     gpu = topo.gpu(indices[0]) if indices else None
     node = gpu.numa_node if gpu is not None and gpu.numa_node is not None else "N"
-    return Fix("Run each rank on its GPU's NUMA node.",
-               (f"numactl --cpunodebind={node} --membind={node} python train.py",
-                "# Slurm: srun --gres-flags=enforce-binding --cpu-bind=cores ..."))
+    return Fix(
+        "Run each rank on its GPU's NUMA node.",
+        (
+            f"numactl --cpunodebind={node} --membind={node} python train.py",
+            "# Slurm: srun --gres-flags=enforce-binding --cpu-bind=cores ...",
+        ),
+    )

@@ -30,19 +30,40 @@ def sources_answered(facts, ctx) -> Outcome:
     for item in timed_out:
         driver = item.name in _DRIVER_SOURCES
         command = " ".join(item.argv or [item.name])
-        findings.append(Finding(
-            Severity.PROBLEM if driver else Severity.WARNING,
-            f"`{command}` did not answer within the timeout and was stopped"
-            + (": the driver or a GPU is hung; CUDA programs will hang too" if driver else ""),
-            Fix("Find the stuck processes and Xid errors, then reset the GPU or reboot.",
-                ("sudo dmesg | grep -E 'NVRM|Xid'", "sudo fuser -v /dev/nvidia*", "sudo nvidia-smi -r  # or reboot"),
-                needs_root=True) if driver else None,
-            (item.name, "manifest.json")))
+        findings.append(
+            Finding(
+                Severity.PROBLEM if driver else Severity.WARNING,
+                f"`{command}` did not answer within the timeout and was stopped"
+                + (": the driver or a GPU is hung; CUDA programs will hang too" if driver else ""),
+                Fix(
+                    "Find the stuck processes and Xid errors, then reset the GPU or reboot.",
+                    (
+                        "sudo dmesg | grep -E 'NVRM|Xid'",
+                        "sudo fuser -v /dev/nvidia*",
+                        "sudo nvidia-smi -r  # or reboot",
+                    ),
+                    needs_root=True,
+                )
+                if driver
+                else None,
+                (item.name, "manifest.json"),
+            )
+        )
     for item in crashed:
-        findings.append(Finding(Severity.WARNING, f"`{' '.join(item.argv or [item.name])}` was killed by signal "
-                                f"{-item.exit_code}", None, (item.name, "manifest.json")))
-    data = {"sources": len(items), "timed_out": [i.name for i in timed_out], "crashed": [i.name for i in crashed],
-            "slowest": max(((i.duration_s or 0.0, i.name) for i in items), default=(0.0, None))[1]}
+        findings.append(
+            Finding(
+                Severity.WARNING,
+                f"`{' '.join(item.argv or [item.name])}` was killed by signal {-item.exit_code}",
+                None,
+                (item.name, "manifest.json"),
+            )
+        )
+    data = {
+        "sources": len(items),
+        "timed_out": [i.name for i in timed_out],
+        "crashed": [i.name for i in crashed],
+        "slowest": max(((i.duration_s or 0.0, i.name) for i in items), default=(0.0, None))[1],
+    }
     if findings:
         return Outcome(f"{len(timed_out)} source(s) timed out, {len(crashed)} crashed", findings, data)
     return ok(f"{len(items)} sources collected", data=data)

@@ -39,12 +39,25 @@ def toolkits_installed(facts, ctx) -> Outcome:
     nvcc = facts.nvcc
     if not facts.collected("cuda-toolkits.json") and not facts.collected("nvcc-version.txt"):
         return not_applicable("toolkits not collected")
-    data = {"toolkits": [{"path": t.path, "realpath": t.realpath, "version": t.version,
-                          "version_source": t.version_source, "nvcc": t.has_nvcc} for t in toolkits],
-            "nvcc_on_path": nvcc.version if nvcc else None, "links": facts.toolkit_links}
+    data = {
+        "toolkits": [
+            {
+                "path": t.path,
+                "realpath": t.realpath,
+                "version": t.version,
+                "version_source": t.version_source,
+                "nvcc": t.has_nvcc,
+            }
+            for t in toolkits
+        ],
+        "nvcc_on_path": nvcc.version if nvcc else None,
+        "links": facts.toolkit_links,
+    }
     if not toolkits and not nvcc:
-        return not_applicable("no CUDA toolkit installed — not needed to run PyTorch or TensorFlow wheels, "
-                              "only to compile CUDA code", data)
+        return not_applicable(
+            "no CUDA toolkit installed — not needed to run PyTorch or TensorFlow wheels, only to compile CUDA code",
+            data,
+        )
     findings = []
     listing = ", ".join(f"{t.version or 'unknown version'} at {t.realpath}" for t in toolkits)
     summary = f"{len(toolkits)} toolkit{'s' if len(toolkits) != 1 else ''}: {listing}" if toolkits else ""
@@ -55,26 +68,41 @@ def toolkits_installed(facts, ctx) -> Outcome:
         if link:
             linked = next((t for t in toolkits if t.realpath == link), None)
             if linked and linked.version and _major_minor(linked.version) != nvcc.release:
-                findings.append(Finding(Severity.WARNING, f"nvcc on PATH is CUDA {nvcc.release} but /usr/local/cuda "
-                                        f"points at CUDA {_major_minor(linked.version)} ({link})",
-                                        Fix("Put the toolkit you mean first on PATH.",
-                                            (f"export PATH={link}/bin:$PATH",)),
-                                        ("nvcc-version.txt", "cuda-toolkits.json")))
+                findings.append(
+                    Finding(
+                        Severity.WARNING,
+                        f"nvcc on PATH is CUDA {nvcc.release} but /usr/local/cuda "
+                        f"points at CUDA {_major_minor(linked.version)} ({link})",
+                        Fix("Put the toolkit you mean first on PATH.", (f"export PATH={link}/bin:$PATH",)),
+                        ("nvcc-version.txt", "cuda-toolkits.json"),
+                    )
+                )
         if versions and nvcc.release not in versions and not findings:
-            findings.append(Finding(Severity.INFO, f"nvcc on PATH (CUDA {nvcc.release}) is not one of the scanned "
-                                    "toolkit directories"))
+            findings.append(
+                Finding(
+                    Severity.INFO, f"nvcc on PATH (CUDA {nvcc.release}) is not one of the scanned toolkit directories"
+                )
+            )
     if len({_major_minor(t.version) for t in toolkits if t.version}) > 1:
-        findings.append(Finding(Severity.INFO, "several CUDA toolkits are installed; CUDA_HOME and PATH decide "
-                                "which one builds extensions"))
+        findings.append(
+            Finding(
+                Severity.INFO,
+                "several CUDA toolkits are installed; CUDA_HOME and PATH decide which one builds extensions",
+            )
+        )
     cuda_home = facts.env.get("CUDA_HOME") or facts.env.get("CUDA_PATH")
     if cuda_home:
         home_real = os.path.normpath(cuda_home)
         known = {t.path for t in toolkits} | {t.realpath for t in toolkits}
         if toolkits and home_real not in known:
-            findings.append(Finding(Severity.WARNING, f"CUDA_HOME/CUDA_PATH is {cuda_home}, which is not an "
-                                    "installed toolkit", Fix("Point it at an installed toolkit.",
-                                                             (f"export CUDA_HOME={toolkits[0].realpath}",)),
-                                    ("env.json", "cuda-toolkits.json")))
+            findings.append(
+                Finding(
+                    Severity.WARNING,
+                    f"CUDA_HOME/CUDA_PATH is {cuda_home}, which is not an installed toolkit",
+                    Fix("Point it at an installed toolkit.", (f"export CUDA_HOME={toolkits[0].realpath}",)),
+                    ("env.json", "cuda-toolkits.json"),
+                )
+            )
     return Outcome(summary or "toolkit found", findings, data)
 
 
@@ -101,19 +129,23 @@ def toolkit_vs_driver(facts, ctx) -> Outcome:
     if not versions:
         return not_applicable("no CUDA toolkit installed")
     driver_version = driver.kernel_version or driver.userspace_version
-    if not driver_version or not driver.kernel_module_loaded and not facts.container.wsl:
+    if not driver_version or (not driver.kernel_module_loaded and not facts.container.wsl):
         described = ", ".join(f"CUDA {v} ({where})" for v, where in versions.items())
         needs = []
         for version in versions:
             floor = kb.mvc_floor(int(version.split(".")[0])) if version.split(".")[0].isdigit() else None
             full = kb.min_driver_for_cuda(_major_minor(version) or version)
             if full:
-                needs.append(f"CUDA {_major_minor(version)} needs driver ≥ {full}"
-                             + (f" (≥ {floor} with minor-version compatibility)" if floor and floor != full else ""))
+                needs.append(
+                    f"CUDA {_major_minor(version)} needs driver ≥ {full}"
+                    + (f" (≥ {floor} with minor-version compatibility)" if floor and floor != full else "")
+                )
         words = "; ".join(needs)
-        return not_applicable(f"{described} installed, but no NVIDIA driver is loaded: CUDA programs can be "
-                              f"compiled here but not run" + (f" ({words})" if words else ""),
-                              {"toolkits": list(versions), "driver": None})
+        return not_applicable(
+            f"{described} installed, but no NVIDIA driver is loaded: CUDA programs can be "
+            f"compiled here but not run" + (f" ({words})" if words else ""),
+            {"toolkits": list(versions), "driver": None},
+        )
     findings = []
     verdicts = {}
     for version, where in versions.items():
@@ -123,19 +155,35 @@ def toolkit_vs_driver(facts, ctx) -> Outcome:
         verdicts[version] = verdict.status
         label = f"CUDA {version} ({where})"
         if verdict.status == "too_old":
-            findings.append(Finding(Severity.PROBLEM, f"{label} needs driver ≥ {verdict.needs_driver}; this driver "
-                                    f"is {driver_version} (runs CUDA ≤ {driver.cuda_max or 'unknown'})",
-                                    Fix(f"Upgrade the driver to ≥ {verdict.needs_driver}, or install a CUDA toolkit "
-                                        f"≤ {driver.cuda_max or 'the driver supports'}.", needs_root=True),
-                                    ("cuda-toolkits.json", "nvidia-smi.txt", "nvml.json")))
+            findings.append(
+                Finding(
+                    Severity.PROBLEM,
+                    f"{label} needs driver ≥ {verdict.needs_driver}; this driver "
+                    f"is {driver_version} (runs CUDA ≤ {driver.cuda_max or 'unknown'})",
+                    Fix(
+                        f"Upgrade the driver to ≥ {verdict.needs_driver}, or install a CUDA toolkit "
+                        f"≤ {driver.cuda_max or 'the driver supports'}.",
+                        needs_root=True,
+                    ),
+                    ("cuda-toolkits.json", "nvidia-smi.txt", "nvml.json"),
+                )
+            )
         elif verdict.status == "minor_version_compat":
-            findings.append(Finding(Severity.WARNING, f"{label} runs on driver {driver_version} only through "
-                                    f"minor-version compatibility (full support needs ≥ {verdict.needs_driver}): "
-                                    "programs that ship only PTX from this toolkit fail to JIT-compile",
-                                    Fix(f"Upgrade the driver to ≥ {verdict.needs_driver} for full support.",
-                                        needs_root=True), ("cuda-toolkits.json",)))
+            findings.append(
+                Finding(
+                    Severity.WARNING,
+                    f"{label} runs on driver {driver_version} only through "
+                    f"minor-version compatibility (full support needs ≥ {verdict.needs_driver}): "
+                    "programs that ship only PTX from this toolkit fail to JIT-compile",
+                    Fix(f"Upgrade the driver to ≥ {verdict.needs_driver} for full support.", needs_root=True),
+                    ("cuda-toolkits.json",),
+                )
+            )
     data = {"driver": driver_version, "cuda_driver_max": driver.cuda_max, "verdicts": verdicts}
     if not findings:
         return ok(f"driver {driver_version} runs " + ", ".join(f"CUDA {v}" for v in versions), data=data)
-    return Outcome("driver " + driver_version + ": " + "; ".join(
-        f"CUDA {v} {s.replace('_', ' ')}" for v, s in verdicts.items()), findings, data)
+    return Outcome(
+        "driver " + driver_version + ": " + "; ".join(f"CUDA {v} {s.replace('_', ' ')}" for v, s in verdicts.items()),
+        findings,
+        data,
+    )

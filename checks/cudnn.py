@@ -24,19 +24,35 @@ def cudnn_installed(facts, ctx) -> Outcome:
         return not_applicable("cuDNN not collected")
     installs = facts.cudnn
     if not installs:
-        return not_applicable("no system-wide cuDNN (not needed by pip/conda PyTorch or "
-                              "TensorFlow[and-cuda], which bring their own)")
-    data = {"installs": [{"version": i.version, "major": i.major, "header": i.header,
-                          "libraries": i.libraries[:20]} for i in installs]}
+        return not_applicable(
+            "no system-wide cuDNN (not needed by pip/conda PyTorch or TensorFlow[and-cuda], which bring their own)"
+        )
+    data = {
+        "installs": [
+            {"version": i.version, "major": i.major, "header": i.header, "libraries": i.libraries[:20]}
+            for i in installs
+        ]
+    }
     described = ", ".join(f"cuDNN {i.version or i.major or '?'}" for i in installs)
     findings = []
     majors = sorted({i.major for i in installs if i.major is not None})
     if len(majors) > 1:
-        findings.append(Finding(Severity.INFO, f"several cuDNN majors installed side by side ({', '.join(map(str, majors))}); "
-                                "each program loads the one its build names"))
+        findings.append(
+            Finding(
+                Severity.INFO,
+                f"several cuDNN majors installed side by side ({', '.join(map(str, majors))}); "
+                "each program loads the one its build names",
+            )
+        )
     for install in installs:
         if install.header and not install.libraries:
-            findings.append(Finding(Severity.WARNING, f"cuDNN {install.version} header at {install.header} but no "
-                                    f"libcudnn.so.{install.major} library: builds will link but not run",
-                                    None, ("cudnn.json",)))
+            findings.append(
+                Finding(
+                    Severity.WARNING,
+                    f"cuDNN {install.version} header at {install.header} but no "
+                    f"libcudnn.so.{install.major} library: builds will link but not run",
+                    None,
+                    ("cudnn.json",),
+                )
+            )
     return Outcome(described, findings, data)

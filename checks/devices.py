@@ -34,24 +34,43 @@ def device_nodes(facts, ctx) -> Outcome:
             return not_applicable(f"kernel module not loaded; stale nodes present: {', '.join(present)}", data)
         return not_applicable("kernel module not loaded", data)
     findings = []
-    root_fix = Fix("Create the missing device nodes.", ("sudo nvidia-modprobe -u -c=0", "sudo modprobe nvidia-uvm"),
-                   needs_root=True)
+    root_fix = Fix(
+        "Create the missing device nodes.",
+        ("sudo nvidia-modprobe -u -c=0", "sudo modprobe nvidia-uvm"),
+        needs_root=True,
+    )
     for required in ("/dev/nvidiactl", "/dev/nvidia-uvm"):
         if required not in nodes.nodes:
-            findings.append(Finding(Severity.PROBLEM, f"{required} is missing: CUDA cannot initialise",
-                                    root_fix, ("device-nodes.json",)))
+            findings.append(
+                Finding(
+                    Severity.PROBLEM, f"{required} is missing: CUDA cannot initialise", root_fix, ("device-nodes.json",)
+                )
+            )
     gpu_count = len(facts.gpus)
     gpu_nodes = nodes.gpu_nodes()
     if gpu_count and len(gpu_nodes) < gpu_count:
-        findings.append(Finding(Severity.WARNING, f"{len(gpu_nodes)} /dev/nvidiaN node(s) for {gpu_count} GPU(s)",
-                                root_fix, ("device-nodes.json",)))
-    denied = [n.path for n in nodes.nodes.values()
-              if n.char_device and (n.readable is False or n.writable is False)]
+        findings.append(
+            Finding(
+                Severity.WARNING,
+                f"{len(gpu_nodes)} /dev/nvidiaN node(s) for {gpu_count} GPU(s)",
+                root_fix,
+                ("device-nodes.json",),
+            )
+        )
+    denied = [n.path for n in nodes.nodes.values() if n.char_device and (n.readable is False or n.writable is False)]
     if denied:
-        findings.append(Finding(Severity.PROBLEM, f"this user cannot open {', '.join(denied)}",
-                                Fix("Give the user access to the GPU device nodes, then log in again.",
-                                    ("ls -l /dev/nvidia*", "sudo usermod -aG video,render $USER"), needs_root=True),
-                                ("device-nodes.json",)))
+        findings.append(
+            Finding(
+                Severity.PROBLEM,
+                f"this user cannot open {', '.join(denied)}",
+                Fix(
+                    "Give the user access to the GPU device nodes, then log in again.",
+                    ("ls -l /dev/nvidia*", "sudo usermod -aG video,render $USER"),
+                    needs_root=True,
+                ),
+                ("device-nodes.json",),
+            )
+        )
     if not findings:
         return ok(f"{len(present)} nodes, all readable and writable", data=data)
     return Outcome(f"{len(present)} node(s) present", findings, data)

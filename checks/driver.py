@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from gpudoctor.api import Finding, Fix, Severity, check, not_applicable, ok, problem
 from gpudoctor.results import Outcome
-
 from gpudoctor_checks import _fixes
 
 
@@ -54,32 +53,54 @@ def kernel_module_loaded(facts, ctx) -> Outcome:
     if not (facts.collected("proc-driver-nvidia-version.txt") or facts.collected("proc-modules.txt")):
         if smi_error and smi_error.kind == "couldnt_communicate" and expected is not False:
             # A pasted nvidia-smi error alone already says it: the kernel module is not answering.
-            return problem("nvidia-smi couldn't communicate with the NVIDIA driver: the kernel module is not "
-                           "loaded (often after a kernel upgrade the module was not rebuilt for)",
-                           _fixes.load_kernel_module(), ["nvidia-smi.txt"])
+            return problem(
+                "nvidia-smi couldn't communicate with the NVIDIA driver: the kernel module is not "
+                "loaded (often after a kernel upgrade the module was not rebuilt for)",
+                _fixes.load_kernel_module(),
+                ["nvidia-smi.txt"],
+            )
         return not_applicable("kernel module state not collected")
-    installed = bool(driver.userspace_version or driver.library_versions or
-                     (facts.collected("nvidia-smi.txt") and not facts.nvidia_smi_missing))
+    installed = bool(
+        driver.userspace_version
+        or driver.library_versions
+        or (facts.collected("nvidia-smi.txt") and not facts.nvidia_smi_missing)
+    )
     data = {"version": None, "userspace_installed": installed, "userspace_version": driver.userspace_version}
     if expected is False:
         if installed:
-            return not_applicable(f"not loaded — and no NVIDIA GPU on the bus for it to drive "
-                                  f"({_userspace_words(facts)} is installed, which is harmless)", data=data)
+            return not_applicable(
+                f"not loaded — and no NVIDIA GPU on the bus for it to drive "
+                f"({_userspace_words(facts)} is installed, which is harmless)",
+                data=data,
+            )
         return not_applicable("not loaded — no NVIDIA GPU on the bus and no driver installed", data=data)
     log = facts.kernel_log
     if getattr(log, "secure_boot_rejected", False):
-        return problem("not loaded: Secure Boot rejected the unsigned NVIDIA module (kernel log)",
-                       Fix("Enrol a Machine Owner Key and sign the module, use your distribution's signed "
-                           "driver packages, or disable Secure Boot.",
-                           ("mokutil --sb-state", "sudo mokutil --import /var/lib/dkms/mok.pub  # then reboot and "
-                            "enrol the key"), needs_root=True),
-                       ["dmesg-nvidia.txt"], data)
+        return problem(
+            "not loaded: Secure Boot rejected the unsigned NVIDIA module (kernel log)",
+            Fix(
+                "Enrol a Machine Owner Key and sign the module, use your distribution's signed "
+                "driver packages, or disable Secure Boot.",
+                ("mokutil --sb-state", "sudo mokutil --import /var/lib/dkms/mok.pub  # then reboot and enrol the key"),
+                needs_root=True,
+            ),
+            ["dmesg-nvidia.txt"],
+            data,
+        )
     if installed:
-        return problem(f"not loaded, though {_userspace_words(facts)} is installed: nvidia-smi, NVML and "
-                       "CUDA cannot reach the GPU", _fixes.load_kernel_module(),
-                       ["proc-driver-nvidia-version.txt", "proc-modules.txt", "nvidia-smi.txt"], data)
-    return problem("no NVIDIA driver installed: the GPU on the bus cannot be used",
-                   _fixes.install_driver(facts.os_release), ["proc-modules.txt", "pci-devices.json"], data)
+        return problem(
+            f"not loaded, though {_userspace_words(facts)} is installed: nvidia-smi, NVML and "
+            "CUDA cannot reach the GPU",
+            _fixes.load_kernel_module(),
+            ["proc-driver-nvidia-version.txt", "proc-modules.txt", "nvidia-smi.txt"],
+            data,
+        )
+    return problem(
+        "no NVIDIA driver installed: the GPU on the bus cannot be used",
+        _fixes.install_driver(facts.os_release),
+        ["proc-modules.txt", "pci-devices.json"],
+        data,
+    )
 
 
 @check("DRV002", area="driver", title="Kernel module matches the user-space driver")
@@ -107,11 +128,22 @@ def versions_match(facts, ctx) -> Outcome:
     if nvml_mismatch or smi_mismatch or api or differing:
         user = ", ".join(differing or userspace) or (api[0] if api else "unknown")
         kernel_words = kernel or (api[1] if api else "unknown")
-        evidence = [name for name, hit in (("nvidia-smi.txt", smi_mismatch), ("nvml.json", nvml_mismatch),
-                                           ("dmesg-nvidia.txt", bool(api)),
-                                           ("driver-libraries.json", bool(differing))) if hit]
-        return problem(f"Driver/library version mismatch: kernel module {kernel_words}, user space {user}",
-                       _fixes.reboot_for_mismatch(), evidence, {"kernel": kernel_words, "userspace": user})
+        evidence = [
+            name
+            for name, hit in (
+                ("nvidia-smi.txt", smi_mismatch),
+                ("nvml.json", nvml_mismatch),
+                ("dmesg-nvidia.txt", bool(api)),
+                ("driver-libraries.json", bool(differing)),
+            )
+            if hit
+        ]
+        return problem(
+            f"Driver/library version mismatch: kernel module {kernel_words}, user space {user}",
+            _fixes.reboot_for_mismatch(),
+            evidence,
+            {"kernel": kernel_words, "userspace": user},
+        )
     if not kernel:
         return not_applicable("no kernel module loaded to compare with")
     if not userspace and not driver.userspace_version:
@@ -139,15 +171,25 @@ def nouveau(facts, ctx) -> Outcome:
     bound = [d.address for d in facts.pci_devices if d.driver == "nouveau"]
     if bound or took_gpu:
         where = f" and owns {', '.join(bound)}" if bound else ""
-        return problem(f"nouveau is loaded{where}: the NVIDIA driver cannot use the GPU",
-                       _fixes.blacklist_nouveau(facts.os_release),
-                       [n for n, hit in (("pci-devices.json", bool(bound)), ("dmesg-nvidia.txt", took_gpu)) if hit])
+        return problem(
+            f"nouveau is loaded{where}: the NVIDIA driver cannot use the GPU",
+            _fixes.blacklist_nouveau(facts.os_release),
+            [n for n, hit in (("pci-devices.json", bool(bound)), ("dmesg-nvidia.txt", took_gpu)) if hit],
+        )
     if loaded is None:
         return not_applicable("the list of loaded kernel modules (/proc/modules) is not available")
     if "nouveau" in loaded:
-        return Outcome("nouveau is loaded but owns no NVIDIA GPU",
-                       [Finding(Severity.INFO, "nouveau is loaded; blacklist it if the NVIDIA driver should own "
-                                "the GPUs", _fixes.blacklist_nouveau(facts.os_release), ("proc-modules.txt",))])
+        return Outcome(
+            "nouveau is loaded but owns no NVIDIA GPU",
+            [
+                Finding(
+                    Severity.INFO,
+                    "nouveau is loaded; blacklist it if the NVIDIA driver should own the GPUs",
+                    _fixes.blacklist_nouveau(facts.os_release),
+                    ("proc-modules.txt",),
+                )
+            ],
+        )
     return ok("nouveau not loaded")
 
 
@@ -166,8 +208,12 @@ def userspace_installed(facts, ctx) -> Outcome:
     driver = facts.driver
     smi = facts.collected("nvidia-smi.txt") and not facts.nvidia_smi_missing
     libs = driver.library_versions
-    data = {"nvidia_smi": smi, "libnvidia_ml_versions": libs, "version": driver.userspace_version,
-            "version_source": driver.userspace_source}
+    data = {
+        "nvidia_smi": smi,
+        "libnvidia_ml_versions": libs,
+        "version": driver.userspace_version,
+        "version_source": driver.userspace_source,
+    }
     if smi or libs or driver.userspace_version:
         missing = []
         if not smi and facts.collected("nvidia-smi.txt"):
@@ -183,11 +229,24 @@ def userspace_installed(facts, ctx) -> Outcome:
     if _gpu_expected(facts) is False:
         return not_applicable("not installed (no NVIDIA GPU on the bus)", data=data)
     if facts.container.in_container:
-        return problem("no NVIDIA driver libraries in this container: it was started without GPU access",
-                       Fix("Install the NVIDIA Container Toolkit on the host and start the container with GPUs.",
-                           ("docker run --gpus all ...", "sudo nvidia-ctk runtime configure --runtime=docker "
-                            "&& sudo systemctl restart docker  # on the host", _fixes.CONTAINER_TOOLKIT_HINT),
-                           needs_root=True),
-                       ["nvidia-smi.txt", "driver-libraries.json"], data)
-    return problem("nvidia-smi and libnvidia-ml are not installed", _fixes.install_driver(facts.os_release),
-                   ["nvidia-smi.txt", "driver-libraries.json"], data)
+        return problem(
+            "no NVIDIA driver libraries in this container: it was started without GPU access",
+            Fix(
+                "Install the NVIDIA Container Toolkit on the host and start the container with GPUs.",
+                (
+                    "docker run --gpus all ...",
+                    "sudo nvidia-ctk runtime configure --runtime=docker "
+                    "&& sudo systemctl restart docker  # on the host",
+                    _fixes.CONTAINER_TOOLKIT_HINT,
+                ),
+                needs_root=True,
+            ),
+            ["nvidia-smi.txt", "driver-libraries.json"],
+            data,
+        )
+    return problem(
+        "nvidia-smi and libnvidia-ml are not installed",
+        _fixes.install_driver(facts.os_release),
+        ["nvidia-smi.txt", "driver-libraries.json"],
+        data,
+    )

@@ -37,30 +37,61 @@ def visible_devices(facts, ctx) -> Outcome:
         if gpus:
             return ok(f"not set: all {len(gpus)} GPU(s) visible to CUDA")
         return not_applicable("not set")
-    unset = Fix("Unset it, or export the GPUs you mean before starting the program.",
-                ("unset CUDA_VISIBLE_DEVICES", "export CUDA_VISIBLE_DEVICES=0  # for example"))
+    unset = Fix(
+        "Unset it, or export the GPUs you mean before starting the program.",
+        ("unset CUDA_VISIBLE_DEVICES", "export CUDA_VISIBLE_DEVICES=0  # for example"),
+    )
     data = {"value": raw}
     if not raw.strip() or raw.strip() in ("-1", "none", "NoDevFiles"):
-        return Outcome(f"set to {raw!r}: hides every GPU from CUDA",
-                       [Finding(Severity.WARNING, f"CUDA_VISIBLE_DEVICES={raw!r} hides every GPU: CUDA programs will "
-                                "run on the CPU or fail", unset, ("env.json",))], data)
+        return Outcome(
+            f"set to {raw!r}: hides every GPU from CUDA",
+            [
+                Finding(
+                    Severity.WARNING,
+                    f"CUDA_VISIBLE_DEVICES={raw!r} hides every GPU: CUDA programs will run on the CPU or fail",
+                    unset,
+                    ("env.json",),
+                )
+            ],
+            data,
+        )
     if not gpus:
         return ok(f"set to {raw!r} (no GPU list to check it against)", data=data)
     resolved = resolve_visible_devices(raw, len(gpus), _known_uuids(facts))
     data.update({"visible": resolved.visible, "stopped_at": resolved.stopped_at})
     findings = []
     if resolved.duplicates:
-        findings.append(Finding(Severity.PROBLEM, f"CUDA_VISIBLE_DEVICES repeats {', '.join(resolved.duplicates)}: "
-                                "CUDA initialisation fails with a repeated device", unset, ("env.json",)))
+        findings.append(
+            Finding(
+                Severity.PROBLEM,
+                f"CUDA_VISIBLE_DEVICES repeats {', '.join(resolved.duplicates)}: "
+                "CUDA initialisation fails with a repeated device",
+                unset,
+                ("env.json",),
+            )
+        )
     if resolved.stopped_at is not None:
         severity = Severity.WARNING if resolved.visible else Severity.PROBLEM
         kept = ",".join(resolved.visible) or "none"
-        findings.append(Finding(severity, f"entry {resolved.stopped_at!r} names no GPU on this machine: CUDA ignores "
-                                f"it and every entry after it (visible: {kept})", unset, ("env.json", "nvml.json")))
+        findings.append(
+            Finding(
+                severity,
+                f"entry {resolved.stopped_at!r} names no GPU on this machine: CUDA ignores "
+                f"it and every entry after it (visible: {kept})",
+                unset,
+                ("env.json", "nvml.json"),
+            )
+        )
     mig_entries = [e for e in resolved.visible if e.upper().startswith("MIG-")]
     if len(mig_entries) > 1:
-        findings.append(Finding(Severity.WARNING, "several MIG instances listed: one CUDA process can use only the "
-                                "first; run one process per instance", None, ("env.json",)))
+        findings.append(
+            Finding(
+                Severity.WARNING,
+                "several MIG instances listed: one CUDA process can use only the first; run one process per instance",
+                None,
+                ("env.json",),
+            )
+        )
     summary = f"set to {raw!r}: CUDA sees {len(resolved.visible)} of {len(gpus)} GPU(s)"
     return Outcome(summary, findings, data)
 
@@ -82,11 +113,18 @@ def device_order(facts, ctx) -> Outcome:
         return not_applicable("one GPU model: CUDA and nvidia-smi number GPUs alike")
     if order == "PCI_BUS_ID":
         return ok("PCI_BUS_ID: CUDA numbers GPUs as nvidia-smi does")
-    return Outcome(f"mixed GPUs ({', '.join(sorted(names))}) and CUDA_DEVICE_ORDER={order or 'unset'}",
-                   [Finding(Severity.WARNING, "CUDA numbers these GPUs fastest-first, unlike nvidia-smi: cuda:0 may "
-                            "not be nvidia-smi's GPU 0", Fix("Number GPUs by PCI bus, as nvidia-smi does.",
-                                                             ("export CUDA_DEVICE_ORDER=PCI_BUS_ID",)),
-                            ("env.json",))], {"order": order})
+    return Outcome(
+        f"mixed GPUs ({', '.join(sorted(names))}) and CUDA_DEVICE_ORDER={order or 'unset'}",
+        [
+            Finding(
+                Severity.WARNING,
+                "CUDA numbers these GPUs fastest-first, unlike nvidia-smi: cuda:0 may not be nvidia-smi's GPU 0",
+                Fix("Number GPUs by PCI bus, as nvidia-smi does.", ("export CUDA_DEVICE_ORDER=PCI_BUS_ID",)),
+                ("env.json",),
+            )
+        ],
+        {"order": order},
+    )
 
 
 _CUDA_DIR = re.compile(r"cuda[-_]?(\d+\.\d+)")
@@ -118,10 +156,15 @@ def library_path(facts, ctx) -> Outcome:
     if toolkit:
         other = sorted({m.group(1) for e in entries if (m := _CUDA_DIR.search(e)) and m.group(1) != toolkit})
         if other:
-            findings.append(Finding(Severity.WARNING, f"LD_LIBRARY_PATH names CUDA {', '.join(other)} while nvcc on "
-                                    f"PATH is CUDA {toolkit}: programs may load the other version's libraries",
-                                    Fix("Keep one CUDA version on LD_LIBRARY_PATH.",
-                                        ("echo $LD_LIBRARY_PATH | tr ':' '\\n'",)), ("env.json", "nvcc-version.txt")))
+            findings.append(
+                Finding(
+                    Severity.WARNING,
+                    f"LD_LIBRARY_PATH names CUDA {', '.join(other)} while nvcc on "
+                    f"PATH is CUDA {toolkit}: programs may load the other version's libraries",
+                    Fix("Keep one CUDA version on LD_LIBRARY_PATH.", ("echo $LD_LIBRARY_PATH | tr ':' '\\n'",)),
+                    ("env.json", "nvcc-version.txt"),
+                )
+            )
     return Outcome(f"{len(entries)} entr{'y' if len(entries) == 1 else 'ies'}", findings, {"entries": entries})
 
 
@@ -144,22 +187,35 @@ def container_context(facts, ctx) -> Outcome:
         return not_applicable("context not collected")
     if context.wsl:
         if context.wsl_version == 1:
-            return problem("WSL1: CUDA needs WSL2",
-                           Fix("Convert the distribution to WSL2 (in Windows PowerShell).",
-                               ("wsl --set-version <distro> 2",)), ["proc-version.txt"])
+            return problem(
+                "WSL1: CUDA needs WSL2",
+                Fix("Convert the distribution to WSL2 (in Windows PowerShell).", ("wsl --set-version <distro> 2",)),
+                ["proc-version.txt"],
+            )
         findings = []
         if not context.wsl_libcuda:
-            findings.append(Finding(Severity.PROBLEM, "WSL2 without /usr/lib/wsl/lib/libcuda.so.1: the Windows NVIDIA "
-                                    "driver is missing or too old", Fix("Install the current NVIDIA driver on Windows "
-                                                                        "(not inside WSL), then `wsl --shutdown`."),
-                                    ("container.json",)))
-        linux_libs = [v for v in facts.driver.library_versions]
+            findings.append(
+                Finding(
+                    Severity.PROBLEM,
+                    "WSL2 without /usr/lib/wsl/lib/libcuda.so.1: the Windows NVIDIA driver is missing or too old",
+                    Fix("Install the current NVIDIA driver on Windows (not inside WSL), then `wsl --shutdown`."),
+                    ("container.json",),
+                )
+            )
+        linux_libs = list(facts.driver.library_versions)
         if linux_libs or facts.driver.kernel_module_loaded:
-            findings.append(Finding(Severity.WARNING, "a Linux NVIDIA driver is installed inside WSL; it shadows the "
-                                    "Windows driver's libraries", Fix("Remove the Linux driver packages.",
-                                                                      ("sudo apt-get remove --purge '^nvidia-driver-.*' "
-                                                                       "'^libnvidia-.*'",), needs_root=True),
-                                    ("driver-libraries.json",)))
+            findings.append(
+                Finding(
+                    Severity.WARNING,
+                    "a Linux NVIDIA driver is installed inside WSL; it shadows the Windows driver's libraries",
+                    Fix(
+                        "Remove the Linux driver packages.",
+                        ("sudo apt-get remove --purge '^nvidia-driver-.*' '^libnvidia-.*'",),
+                        needs_root=True,
+                    ),
+                    ("driver-libraries.json",),
+                )
+            )
         return Outcome("WSL2 with the Windows driver's CUDA", findings, {"wsl": 2})
     if not context.in_container:
         return not_applicable("not in a container or WSL")
@@ -168,12 +224,29 @@ def container_context(facts, ctx) -> Outcome:
     findings = []
     has_nodes = any(p.startswith("/dev/nvidia") for p in facts.device_nodes.nodes)
     if visible in ("void", "none", ""):
-        findings.append(Finding(Severity.WARNING, f"NVIDIA_VISIBLE_DEVICES={visible!r}: the container was asked to see "
-                                "no GPU", None, ("env.json",)))
+        findings.append(
+            Finding(
+                Severity.WARNING,
+                f"NVIDIA_VISIBLE_DEVICES={visible!r}: the container was asked to see no GPU",
+                None,
+                ("env.json",),
+            )
+        )
     elif not has_nodes and facts.device_nodes.collected:
-        findings.append(Finding(Severity.PROBLEM, "no /dev/nvidia* in this container: it was started without GPU access",
-                                Fix("Start it with GPUs (NVIDIA Container Toolkit on the host).",
-                                    ("docker run --gpus all ...", "# Kubernetes: request nvidia.com/gpu in the pod's "
-                                     "resources.limits")), ("device-nodes.json",)))
-    return Outcome(f"inside a {context.runtime} container"
-                   + (f", NVIDIA_VISIBLE_DEVICES={visible}" if visible is not None else ""), findings, data)
+        findings.append(
+            Finding(
+                Severity.PROBLEM,
+                "no /dev/nvidia* in this container: it was started without GPU access",
+                Fix(
+                    "Start it with GPUs (NVIDIA Container Toolkit on the host).",
+                    ("docker run --gpus all ...", "# Kubernetes: request nvidia.com/gpu in the pod's resources.limits"),
+                ),
+                ("device-nodes.json",),
+            )
+        )
+    return Outcome(
+        f"inside a {context.runtime} container"
+        + (f", NVIDIA_VISIBLE_DEVICES={visible}" if visible is not None else ""),
+        findings,
+        data,
+    )

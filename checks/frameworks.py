@@ -7,15 +7,21 @@ import re
 from gpudoctor.api import Finding, Fix, Severity, check, not_applicable, ok
 from gpudoctor.facts.environment import resolve_visible_devices
 from gpudoctor.results import Outcome
-
 from gpudoctor_checks._frameworks import LABELS, evidence_names, shadowing_fix
 
 # A library name in the loaded set -> the pip nvidia-* distribution that ships it.
 _PIP_PACKAGE_FOR_LIBRARY = {
-    "libcudart": "nvidia-cuda-runtime", "libcudnn": "nvidia-cudnn", "libcublas": "nvidia-cublas",
-    "libcublasLt": "nvidia-cublas", "libnvJitLink": "nvidia-nvjitlink", "libnvrtc": "nvidia-cuda-nvrtc",
-    "libcusparse": "nvidia-cusparse", "libcufft": "nvidia-cufft", "libcurand": "nvidia-curand",
-    "libcusolver": "nvidia-cusolver", "libnccl": "nvidia-nccl",
+    "libcudart": "nvidia-cuda-runtime",
+    "libcudnn": "nvidia-cudnn",
+    "libcublas": "nvidia-cublas",
+    "libcublasLt": "nvidia-cublas",
+    "libnvJitLink": "nvidia-nvjitlink",
+    "libnvrtc": "nvidia-cuda-nvrtc",
+    "libcusparse": "nvidia-cusparse",
+    "libcufft": "nvidia-cufft",
+    "libcurand": "nvidia-curand",
+    "libcusolver": "nvidia-cusolver",
+    "libnccl": "nvidia-nccl",
 }
 _SYSTEM_CUDA_DIR = re.compile(r"/cuda[^/:]*(/targets/[^/:]+)?/lib(64)?/?$|/cuda[^/:]*/compat/?$")
 
@@ -40,25 +46,48 @@ def target_python(facts, ctx) -> Outcome:
     probed = {name: fw for name, fw in frameworks.items() if fw.run.status != "not_collected"}
     if not probed:
         return not_applicable("no framework was probed")
-    data = {"python": record.get("executable"), "how": record.get("how"), "version": record.get("version"),
-            "frameworks": {name: {"status": fw.run.status, "version": fw.version} for name, fw in probed.items()}}
-    found = [f"{LABELS[n]} {fw.version}" for n, fw in probed.items()
-             if fw.version and fw.run.status in ("ok", "from_report")]
+    data = {
+        "python": record.get("executable"),
+        "how": record.get("how"),
+        "version": record.get("version"),
+        "frameworks": {name: {"status": fw.run.status, "version": fw.version} for name, fw in probed.items()},
+    }
+    found = [
+        f"{LABELS[n]} {fw.version}" for n, fw in probed.items() if fw.version and fw.run.status in ("ok", "from_report")
+    ]
     absent = [LABELS[n] for n, fw in probed.items() if fw.run.status == "not_installed"]
     broken = [LABELS[n] for n, fw in probed.items() if fw.run.status in ("import_error", "crashed", "timed_out")]
     if all(getattr(fw, "source", "probe") in ("collect_env", "log") for fw in probed.values()):
         return ok("frameworks from a pasted report: " + (", ".join(found) or "see below"), data)
     where = record.get("executable") or "the target Python"
     version = f"Python {record['version']}" if record.get("version") else "Python"
-    how = {"--python": "from --python", "VIRTUAL_ENV": "the active virtual environment",
-           "CONDA_PREFIX": "the active conda environment"}.get(record.get("how") or "", "gpudoctor's own Python")
-    unrunnable = [fw for fw in probed.values() if fw.run.status == "crashed" and fw.run.error
-                  and "command not found" in fw.run.error]
+    how = {
+        "--python": "from --python",
+        "VIRTUAL_ENV": "the active virtual environment",
+        "CONDA_PREFIX": "the active conda environment",
+    }.get(record.get("how") or "", "gpudoctor's own Python")
+    unrunnable = [
+        fw
+        for fw in probed.values()
+        if fw.run.status == "crashed" and fw.run.error and "command not found" in fw.run.error
+    ]
     if unrunnable and len(unrunnable) == len(probed):
         message = f"the target Python {where} could not be run: {unrunnable[0].run.error}"
-        return Outcome(message, [Finding(Severity.PROBLEM, message, Fix(
-            "Point --python at a working interpreter or environment.", ("gpudoctor check --python /path/to/venv",)),
-            ("target-python.json",))], data)
+        return Outcome(
+            message,
+            [
+                Finding(
+                    Severity.PROBLEM,
+                    message,
+                    Fix(
+                        "Point --python at a working interpreter or environment.",
+                        ("gpudoctor check --python /path/to/venv",),
+                    ),
+                    ("target-python.json",),
+                )
+            ],
+            data,
+        )
     parts = []
     if found:
         parts.append(", ".join(found))
@@ -70,10 +99,15 @@ def target_python(facts, ctx) -> Outcome:
     if record.get("note"):
         findings.append(Finding(Severity.INFO, str(record["note"]), None, ("target-python.json",)))
     if record.get("how") not in ("--python", "VIRTUAL_ENV", "CONDA_PREFIX") and not found and not broken:
-        findings.append(Finding(Severity.INFO, "no framework in gpudoctor's own Python (as with pipx): to check the "
-                                "environment you train in, activate it or pass --python",
-                                Fix("Point gpudoctor at your environment.", ("gpudoctor check --python /path/to/venv",)),
-                                ("target-python.json",)))
+        findings.append(
+            Finding(
+                Severity.INFO,
+                "no framework in gpudoctor's own Python (as with pipx): to check the "
+                "environment you train in, activate it or pass --python",
+                Fix("Point gpudoctor at your environment.", ("gpudoctor check --python /path/to/venv",)),
+                ("target-python.json",),
+            )
+        )
     return ok(f"{where} ({version}, {how}): " + "; ".join(parts), data, findings)
 
 
@@ -104,30 +138,50 @@ def library_shadowing(facts, ctx) -> Outcome:
         error = " ".join(filter(None, [fw.run.error, fw.run.output_tail]))
         if re.search(r"undefined symbol: __nvJitLink|version `libnvJitLink|undefined symbol: \w*cudnn\w*", error):
             symbol = re.search(r"undefined symbol: [^\s,]+", error)
-            findings.append(Finding(Severity.PROBLEM, f"`import {name}` fails with "
-                                    f"\"{symbol.group(0) if symbol else 'undefined symbol'}\": an older CUDA library "
-                                    "from " + (", ".join(system_dirs) or "outside the environment")
-                                    + " shadows the one its pip nvidia-* package brings", shadowing_fix(fw), evidence))
+            findings.append(
+                Finding(
+                    Severity.PROBLEM,
+                    f"`import {name}` fails with "
+                    f'"{symbol.group(0) if symbol else "undefined symbol"}": an older CUDA library '
+                    "from "
+                    + (", ".join(system_dirs) or "outside the environment")
+                    + " shadows the one its pip nvidia-* package brings",
+                    shadowing_fix(fw),
+                    evidence,
+                )
+            )
         packages = {_family(d) for d in fw.nvidia_packages}
         for library in getattr(fw, "loaded_libraries", []):
             loaded.setdefault(name, []).append(library.path)
             wanted = _PIP_PACKAGE_FOR_LIBRARY.get(library.name)
             if library.from_pip or wanted is None or wanted not in packages:
                 continue
-            findings.append(Finding(Severity.WARNING, f"{label} loaded {library.path}, not the copy from its pip "
-                                    f"package {wanted}-*: the system library wins the search",
-                                    shadowing_fix(fw), evidence))
+            findings.append(
+                Finding(
+                    Severity.WARNING,
+                    f"{label} loaded {library.path}, not the copy from its pip "
+                    f"package {wanted}-*: the system library wins the search",
+                    shadowing_fix(fw),
+                    evidence,
+                )
+            )
     data = {"ld_library_path_cuda_dirs": system_dirs, "loaded": loaded}
     if findings:
         return Outcome(findings[0].message, findings, data)
     uses_pip = any(fw.nvidia_packages for fw in frameworks.values())
     if system_dirs and uses_pip:
-        note = (f"LD_LIBRARY_PATH holds {', '.join(system_dirs)} while pip nvidia-* libraries are installed: "
-                "nothing was shadowed this time, but a newer framework wheel may be")
+        note = (
+            f"LD_LIBRARY_PATH holds {', '.join(system_dirs)} while pip nvidia-* libraries are installed: "
+            "nothing was shadowed this time, but a newer framework wheel may be"
+        )
         return ok("no shadowed CUDA library loaded", data, [Finding(Severity.INFO, note, None, ("env.json",))])
     count = sum(len(v) for v in loaded.values())
-    return ok(f"{count} CUDA librar{'ies' if count != 1 else 'y'} loaded, none shadowed" if count
-              else "no CUDA library loaded by the frameworks (no GPU build or no GPU)", data)
+    return ok(
+        f"{count} CUDA librar{'ies' if count != 1 else 'y'} loaded, none shadowed"
+        if count
+        else "no CUDA library loaded by the frameworks (no GPU build or no GPU)",
+        data,
+    )
 
 
 @check("FW003", area="frameworks", title="Frameworks see every GPU the driver sees")
@@ -158,8 +212,13 @@ def framework_visibility(facts, ctx) -> Outcome:
     expected = len(visible.visible) if visible.set else len(gpus)
     if mig_on:
         expected = min(expected, 1) if not visible.set else min(len(visible.visible), 1)
-    data = {"driver_gpus": len(gpus), "expected": expected, "counts": counts, "mig": mig_on,
-            "cuda_visible_devices": visible.raw}
+    data = {
+        "driver_gpus": len(gpus),
+        "expected": expected,
+        "counts": counts,
+        "mig": mig_on,
+        "cuda_visible_devices": visible.raw,
+    }
     findings = []
     for name, count in counts.items():
         if count >= expected or count == 0:
@@ -201,5 +260,5 @@ def _gpu_count(name: str, fw) -> int | None:
 
 
 def _family(distribution: str) -> str:
-    """"nvidia-cudnn-cu12" -> "nvidia-cudnn": the package family, whatever its CUDA suffix."""
+    """ "nvidia-cudnn-cu12" -> "nvidia-cudnn": the package family, whatever its CUDA suffix."""
     return re.sub(r"-cu\d+$", "", distribution.lower())

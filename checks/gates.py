@@ -87,8 +87,10 @@ def min_compute_capability(facts, ctx) -> Outcome:
     unknown = [g for g in gpus if not g.compute_capability]
     data = {"required": wanted, "gpus": {g.index: g.compute_capability for g in gpus}}
     if low:
-        return problem(", ".join(f"GPU {g.index} ({g.name}) is {g.compute_capability}" for g in low)
-                       + f", below {wanted}", data=data)
+        return problem(
+            ", ".join(f"GPU {g.index} ({g.name}) is {g.compute_capability}" for g in low) + f", below {wanted}",
+            data=data,
+        )
     if unknown:
         return warning(f"compute capability unknown for GPU {', '.join(str(g.index) for g in unknown)}", data=data)
     return ok(f"every GPU ≥ {wanted}", data=data)
@@ -111,8 +113,11 @@ def min_gpu_memory(facts, ctx) -> Outcome:
     low = [g for g in gpus if g.memory_total_mib is not None and g.memory_total_mib / 1024 < wanted]
     data = {"required_gib": wanted, "gpus_mib": {g.index: g.memory_total_mib for g in gpus}}
     if low:
-        return problem(", ".join(f"GPU {g.index} has {g.memory_total_mib / 1024:.1f} GiB" for g in low)
-                       + f", below {wanted:g} GiB", data=data)
+        return problem(
+            ", ".join(f"GPU {g.index} has {g.memory_total_mib / 1024:.1f} GiB" for g in low)
+            + f", below {wanted:g} GiB",
+            data=data,
+        )
     if any(g.memory_total_mib is None for g in gpus):
         return warning("memory size unknown for some GPUs", data=data)
     return ok(f"every GPU ≥ {wanted:g} GiB", data=data)
@@ -138,7 +143,9 @@ def min_driver(facts, ctx) -> Outcome:
         return warning(f"cannot compare driver {version} with {wanted}")
     if have >= need:
         return ok(f"driver {version} ≥ {wanted}", data={"driver": version, "required": wanted})
-    return problem(f"driver {version} is older than the {wanted} required", data={"driver": version, "required": wanted})
+    return problem(
+        f"driver {version} is older than the {wanted} required", data={"driver": version, "required": wanted}
+    )
 
 
 @check("GATE006", area="gates", title="--cuda: the driver runs this CUDA version")
@@ -162,8 +169,11 @@ def cuda_version(facts, ctx) -> Outcome:
     if verdict.status == "native":
         return ok(f"driver {version} runs CUDA {wanted}", data=data)
     if verdict.status == "minor_version_compat":
-        return warning(f"driver {version} runs CUDA {wanted} only through minor-version compatibility "
-                       f"(full support from {verdict.needs_driver})", data=data)
+        return warning(
+            f"driver {version} runs CUDA {wanted} only through minor-version compatibility "
+            f"(full support from {verdict.needs_driver})",
+            data=data,
+        )
     if verdict.status == "too_old":
         return problem(f"driver {version} cannot run CUDA {wanted}: needs ≥ {verdict.needs_driver}", data=data)
     return warning(f"no compatibility data for CUDA {wanted}", data=data)

@@ -8,11 +8,18 @@ from gpudoctor.results import Outcome
 
 def gpu_record(gpu, driver) -> dict:
     return {
-        "index": gpu.index, "name": gpu.name, "bus_id": gpu.bus_id, "uuid": gpu.uuid,
-        "memory_total_mib": gpu.memory_total_mib, "compute_capability": gpu.compute_capability,
-        "compute_capability_source": gpu.compute_capability_source, "architecture": gpu.architecture,
-        "compute_mode": gpu.compute_mode, "persistence_mode": gpu.persistence_mode,
-        "mig_mode": gpu.mig_mode_current, "mig_devices": len(gpu.mig_devices),
+        "index": gpu.index,
+        "name": gpu.name,
+        "bus_id": gpu.bus_id,
+        "uuid": gpu.uuid,
+        "memory_total_mib": gpu.memory_total_mib,
+        "compute_capability": gpu.compute_capability,
+        "compute_capability_source": gpu.compute_capability_source,
+        "architecture": gpu.architecture,
+        "compute_mode": gpu.compute_mode,
+        "persistence_mode": gpu.persistence_mode,
+        "mig_mode": gpu.mig_mode_current,
+        "mig_devices": len(gpu.mig_devices),
         "cuda_driver_max": driver.cuda_max,
     }
 
@@ -51,19 +58,35 @@ def inventory(facts, ctx) -> Outcome:
     seen = {g.bus_id for g in gpus if g.bus_id}
     missing = sorted(on_bus - seen) if seen else []
     if missing:
-        findings.append(Finding(Severity.PROBLEM, f"{len(missing)} NVIDIA GPU(s) on the bus are not visible to the "
-                                f"driver: {', '.join(missing)}",
-                                Fix("Read the kernel log for the reason, reseat the card and check its power; "
-                                    "enable Above 4G decoding / Resizable BAR in the BIOS.",
-                                    ("sudo dmesg | grep -E 'NVRM|Xid'",), needs_root=True),
-                                ("pci-devices.json", "nvml.json", "nvidia-smi-q-x.xml")))
+        findings.append(
+            Finding(
+                Severity.PROBLEM,
+                f"{len(missing)} NVIDIA GPU(s) on the bus are not visible to the driver: {', '.join(missing)}",
+                Fix(
+                    "Read the kernel log for the reason, reseat the card and check its power; "
+                    "enable Above 4G decoding / Resizable BAR in the BIOS.",
+                    ("sudo dmesg | grep -E 'NVRM|Xid'",),
+                    needs_root=True,
+                ),
+                ("pci-devices.json", "nvml.json", "nvidia-smi-q-x.xml"),
+            )
+        )
     if driver.cuda_max_source == "knowledge base":
-        findings.append(Finding(Severity.INFO, f"highest CUDA version ({driver.cuda_max}) taken from the knowledge "
-                                "base for this driver version; the evidence did not report it"))
+        findings.append(
+            Finding(
+                Severity.INFO,
+                f"highest CUDA version ({driver.cuda_max}) taken from the knowledge "
+                "base for this driver version; the evidence did not report it",
+            )
+        )
     for gpu in gpus:
         if gpu.compute_capability_source == "knowledge base":
-            findings.append(Finding(Severity.INFO, f"GPU {gpu.index}: compute capability {gpu.compute_capability} "
-                                    "from the knowledge base (by name)"))
+            findings.append(
+                Finding(
+                    Severity.INFO,
+                    f"GPU {gpu.index}: compute capability {gpu.compute_capability} from the knowledge base (by name)",
+                )
+            )
     return Outcome(summary, findings, data)
 
 
@@ -84,21 +107,44 @@ def compute_mode(facts, ctx) -> Outcome:
     findings = []
     for gpu in gpus:
         mode = gpu.compute_mode.replace(" ", "_")
-        fix = Fix("Set the compute mode back to Default (shared).", (f"sudo nvidia-smi -i {gpu.index} -c DEFAULT",),
-                  needs_root=True)
+        fix = Fix(
+            "Set the compute mode back to Default (shared).",
+            (f"sudo nvidia-smi -i {gpu.index} -c DEFAULT",),
+            needs_root=True,
+        )
         if mode.lower() == "prohibited":
-            findings.append(Finding(Severity.PROBLEM, f"GPU {gpu.index} is in Prohibited compute mode: no CUDA "
-                                    "program may use it", fix, ("nvml.json", "nvidia-smi-q-x.xml")))
+            findings.append(
+                Finding(
+                    Severity.PROBLEM,
+                    f"GPU {gpu.index} is in Prohibited compute mode: no CUDA program may use it",
+                    fix,
+                    ("nvml.json", "nvidia-smi-q-x.xml"),
+                )
+            )
         elif mode.lower().startswith("exclusive"):
             holders = _compute_processes(facts, gpu)
             if holders:
-                findings.append(Finding(Severity.PROBLEM, f"GPU {gpu.index} is in {mode} mode and already held by "
-                                        f"{holders}: a new CUDA process fails with 'all CUDA-capable devices are "
-                                        "busy or unavailable'", fix, ("nvml.json", "nvidia-smi-q-x.xml")))
+                findings.append(
+                    Finding(
+                        Severity.PROBLEM,
+                        f"GPU {gpu.index} is in {mode} mode and already held by "
+                        f"{holders}: a new CUDA process fails with 'all CUDA-capable devices are "
+                        "busy or unavailable'",
+                        fix,
+                        ("nvml.json", "nvidia-smi-q-x.xml"),
+                    )
+                )
             else:
-                findings.append(Finding(Severity.WARNING, f"GPU {gpu.index} is in {mode} mode: one CUDA process at "
-                                        "a time; others fail with 'all CUDA-capable devices are busy or "
-                                        "unavailable'", fix, ("nvml.json", "nvidia-smi-q-x.xml")))
+                findings.append(
+                    Finding(
+                        Severity.WARNING,
+                        f"GPU {gpu.index} is in {mode} mode: one CUDA process at "
+                        "a time; others fail with 'all CUDA-capable devices are busy or "
+                        "unavailable'",
+                        fix,
+                        ("nvml.json", "nvidia-smi-q-x.xml"),
+                    )
+                )
     modes = sorted({g.compute_mode for g in gpus})
     summary = "compute mode " + ", ".join(modes)
     return Outcome(summary, findings, {"modes": {g.index: g.compute_mode for g in gpus}})
@@ -109,7 +155,9 @@ def _compute_processes(facts, gpu) -> str | None:
     state = next((s for s in facts.gpu_states if s.bus_id and s.bus_id == gpu.bus_id), None)
     listed = [p for p in (state.processes if state else []) if p.type is None or "C" in p.type]
     if listed:
-        return ", ".join(f"PID {p.pid} ({p.name or '?'})" for p in listed[:3]) + (" and more" if len(listed) > 3 else "")
+        return ", ".join(f"PID {p.pid} ({p.name or '?'})" for p in listed[:3]) + (
+            " and more" if len(listed) > 3 else ""
+        )
     health = next((h for h in facts.gpu_health if h.bus_id and h.bus_id == gpu.bus_id), None)
     if health is not None and health.compute_processes:
         return f"{health.compute_processes} CUDA process(es)"
@@ -142,26 +190,50 @@ def mig_mode(facts, ctx) -> Outcome:
     enabled = [g for g in gpus if g.mig_mode_current == "Enabled"]
     for gpu in gpus:
         if gpu.mig_mode_pending and gpu.mig_mode_pending != gpu.mig_mode_current:
-            findings.append(Finding(Severity.WARNING, f"GPU {gpu.index}: MIG mode change to {gpu.mig_mode_pending} "
-                                    "is pending until the GPU is reset",
-                                    Fix("Reset the GPU (stop every process using it first).",
-                                        (f"sudo nvidia-smi -i {gpu.index} -r",), needs_root=True)))
+            findings.append(
+                Finding(
+                    Severity.WARNING,
+                    f"GPU {gpu.index}: MIG mode change to {gpu.mig_mode_pending} is pending until the GPU is reset",
+                    Fix(
+                        "Reset the GPU (stop every process using it first).",
+                        (f"sudo nvidia-smi -i {gpu.index} -r",),
+                        needs_root=True,
+                    ),
+                )
+            )
     for gpu in enabled:
         if _mig_instances(facts, gpu) == 0:
-            findings.append(Finding(Severity.PROBLEM, f"GPU {gpu.index}: MIG is enabled but no MIG instance exists, "
-                                    "so CUDA sees no device on it",
-                                    Fix("Create GPU and compute instances (list the profiles first), or turn MIG off.",
-                                        (f"sudo nvidia-smi mig -i {gpu.index} -lgip",
-                                         f"sudo nvidia-smi mig -i {gpu.index} -cgi <profile ids> -C",
-                                         f"# or: sudo nvidia-smi -i {gpu.index} -mig 0 && sudo nvidia-smi -i "
-                                         f"{gpu.index} -r"), needs_root=True),
-                                    ("nvml.json", "nvidia-smi-q-x.xml")))
+            findings.append(
+                Finding(
+                    Severity.PROBLEM,
+                    f"GPU {gpu.index}: MIG is enabled but no MIG instance exists, so CUDA sees no device on it",
+                    Fix(
+                        "Create GPU and compute instances (list the profiles first), or turn MIG off.",
+                        (
+                            f"sudo nvidia-smi mig -i {gpu.index} -lgip",
+                            f"sudo nvidia-smi mig -i {gpu.index} -cgi <profile ids> -C",
+                            f"# or: sudo nvidia-smi -i {gpu.index} -mig 0 && sudo nvidia-smi -i {gpu.index} -r",
+                        ),
+                        needs_root=True,
+                    ),
+                    ("nvml.json", "nvidia-smi-q-x.xml"),
+                )
+            )
             continue
         profiles = ", ".join(d.profile or "?" for d in gpu.mig_devices) or "no instance listed"
-        findings.append(Finding(Severity.INFO, f"GPU {gpu.index}: MIG enabled ({profiles}); a CUDA process sees "
-                                "one MIG instance — pick it with CUDA_VISIBLE_DEVICES=MIG-<uuid> "
-                                "(see `nvidia-smi -L`)"))
-    summary = (f"MIG enabled on {len(enabled)} of {len(gpus)} GPU(s)" if enabled
-               else f"MIG disabled on {len(gpus)} GPU(s)")
-    return Outcome(summary, findings, {"enabled": [g.index for g in enabled],
-                                       "mig_devices": {g.index: len(g.mig_devices) for g in enabled}})
+        findings.append(
+            Finding(
+                Severity.INFO,
+                f"GPU {gpu.index}: MIG enabled ({profiles}); a CUDA process sees "
+                "one MIG instance — pick it with CUDA_VISIBLE_DEVICES=MIG-<uuid> "
+                "(see `nvidia-smi -L`)",
+            )
+        )
+    summary = (
+        f"MIG enabled on {len(enabled)} of {len(gpus)} GPU(s)" if enabled else f"MIG disabled on {len(gpus)} GPU(s)"
+    )
+    return Outcome(
+        summary,
+        findings,
+        {"enabled": [g.index for g in enabled], "mig_devices": {g.index: len(g.mig_devices) for g in enabled}},
+    )

@@ -11,7 +11,6 @@ from typing import Any
 
 from gpudoctor.api import Finding, Fix, Severity, check, judged, not_applicable, ok
 from gpudoctor.results import Outcome
-
 from gpudoctor_checks import _health as h
 
 
@@ -37,21 +36,47 @@ def gpu_answers(facts, ctx) -> Outcome:
     for gpu in health:
         label = h.label(gpu)
         if gpu.lost:
-            findings.append(Finding(Severity.PROBLEM, f"{label} is lost: {gpu.lost_detail or 'the driver cannot reach it'}",
-                                    h.reboot_fix(gpu), h.EVIDENCE))
+            findings.append(
+                Finding(
+                    Severity.PROBLEM,
+                    f"{label} is lost: {gpu.lost_detail or 'the driver cannot reach it'}",
+                    h.reboot_fix(gpu),
+                    h.EVIDENCE,
+                )
+            )
         elif gpu.reset_required:
-            findings.append(Finding(Severity.PROBLEM, f"{label} needs a reset before it can be used again",
-                                    h.reset_fix(gpu), h.EVIDENCE))
+            findings.append(
+                Finding(
+                    Severity.PROBLEM, f"{label} needs a reset before it can be used again", h.reset_fix(gpu), h.EVIDENCE
+                )
+            )
         elif gpu.drain_and_reset_recommended:
-            findings.append(Finding(Severity.WARNING, f"{label}: the driver recommends draining its work and "
-                                    "resetting it", h.reset_fix(gpu), h.EVIDENCE))
+            findings.append(
+                Finding(
+                    Severity.WARNING,
+                    f"{label}: the driver recommends draining its work and resetting it",
+                    h.reset_fix(gpu),
+                    h.EVIDENCE,
+                )
+            )
     if fell_off:
         where = sorted({event.pci for event in log.xid_events if event.code == 79 and event.pci})
-        findings.append(Finding(Severity.PROBLEM, "the kernel log says a GPU has fallen off the bus"
-                                + (f" ({', '.join(where)})" if where else "") + " since boot",
-                                h.reboot_fix(None), ("dmesg-nvidia.txt",)))
-    data = {"gpus": [{"index": g.index, "bus_id": g.bus_id, "lost": g.lost, "reset_required": g.reset_required}
-                     for g in health], "fallen_off_bus_in_log": fell_off}
+        findings.append(
+            Finding(
+                Severity.PROBLEM,
+                "the kernel log says a GPU has fallen off the bus"
+                + (f" ({', '.join(where)})" if where else "")
+                + " since boot",
+                h.reboot_fix(None),
+                ("dmesg-nvidia.txt",),
+            )
+        )
+    data = {
+        "gpus": [
+            {"index": g.index, "bus_id": g.bus_id, "lost": g.lost, "reset_required": g.reset_required} for g in health
+        ],
+        "fallen_off_bus_in_log": fell_off,
+    }
     if findings:
         return Outcome(findings[0].message, findings, data)
     return ok(f"{len(health)} GPU(s) answer", data)
@@ -74,17 +99,32 @@ def persistence(facts, ctx) -> Outcome:
         return not_applicable("persistence mode not reported (Windows, or not collected)")
     datacenter = [g for g in health if h.datacenter(g)]
     off = [g for g in datacenter if g.persistence_mode is False]
-    data = {"persistence": {str(g.index): g.persistence_mode for g in health},
-            "datacenter": [g.index for g in datacenter]}
+    data = {
+        "persistence": {str(g.index): g.persistence_mode for g in health},
+        "datacenter": [g.index for g in datacenter],
+    }
     if off:
-        return Outcome(f"persistence mode off on {len(off)} datacenter GPU(s): {h.labels(off)}",
-                       [Finding(Severity.WARNING, f"persistence mode is off on {h.labels(off)}: each job pays the "
-                                "driver's initialisation and GPU settings reset when the GPU is idle",
-                                Fix("Start NVIDIA's persistence daemon and keep it enabled.",
-                                    ("sudo systemctl enable --now nvidia-persistenced", "# or, until reboot: "
-                                     "sudo nvidia-smi -pm 1"), needs_root=True,
-                                    url="https://docs.nvidia.com/deploy/driver-persistence/"),
-                                ("nvml.json", "nvidia-smi-q-x.xml"))], data)
+        return Outcome(
+            f"persistence mode off on {len(off)} datacenter GPU(s): {h.labels(off)}",
+            [
+                Finding(
+                    Severity.WARNING,
+                    f"persistence mode is off on {h.labels(off)}: each job pays the "
+                    "driver's initialisation and GPU settings reset when the GPU is idle",
+                    Fix(
+                        "Start NVIDIA's persistence daemon and keep it enabled.",
+                        (
+                            "sudo systemctl enable --now nvidia-persistenced",
+                            "# or, until reboot: sudo nvidia-smi -pm 1",
+                        ),
+                        needs_root=True,
+                        url="https://docs.nvidia.com/deploy/driver-persistence/",
+                    ),
+                    ("nvml.json", "nvidia-smi-q-x.xml"),
+                )
+            ],
+            data,
+        )
     on = sum(1 for g in health if g.persistence_mode)
     note = "" if datacenter else " (not a datacenter GPU: optional)"
     return ok(f"persistence mode on for {on} of {len(health)} GPU(s){note}", data)
@@ -134,12 +174,18 @@ def memory_repairs(facts, ctx) -> Outcome:
     findings = []
     for gpu in health:
         findings += h.memory_findings(gpu)
-    data = {str(g.index): {"retired_sbe": g.retired_pages_sbe, "retired_dbe": g.retired_pages_dbe,
-                           "retired_pending": g.retired_pages_pending,
-                           "remapped_correctable": g.remapped_rows_correctable,
-                           "remapped_uncorrectable": g.remapped_rows_uncorrectable,
-                           "remap_pending": g.remapped_rows_pending, "remap_failure": g.remapped_rows_failure}
-            for g in health}
+    data = {
+        str(g.index): {
+            "retired_sbe": g.retired_pages_sbe,
+            "retired_dbe": g.retired_pages_dbe,
+            "retired_pending": g.retired_pages_pending,
+            "remapped_correctable": g.remapped_rows_correctable,
+            "remapped_uncorrectable": g.remapped_rows_uncorrectable,
+            "remap_pending": g.remapped_rows_pending,
+            "remap_failure": g.remapped_rows_failure,
+        }
+        for g in health
+    }
     return judged(findings, data, f"no memory repair pending or failed on {len(health)} GPU(s)")
 
 
@@ -157,15 +203,28 @@ def inforom(facts, ctx) -> Outcome:
     if not health:
         return not_applicable("InfoROM validity not reported (needs NVML)")
     bad = [g for g in health if g.inforom_valid is False]
-    data = {str(g.index): {"valid": g.inforom_valid, "error": g.inforom_error, "image": g.inforom_image}
-            for g in health}
+    data = {
+        str(g.index): {"valid": g.inforom_valid, "error": g.inforom_error, "image": g.inforom_image} for g in health
+    }
     if bad:
-        return Outcome(f"InfoROM invalid on {h.labels(bad)}",
-                       [Finding(Severity.PROBLEM, f"{h.label(g)}: InfoROM invalid ({g.inforom_error or 'corrupted'})",
-                                Fix("Ask the system vendor for an InfoROM/firmware update; if it stays corrupt, "
-                                    "RMA the GPU. Keep `nvidia-bug-report.sh` output for them.",
-                                    ("sudo nvidia-bug-report.sh",), needs_root=True), ("nvml.json",))
-                        for g in bad], data)
+        return Outcome(
+            f"InfoROM invalid on {h.labels(bad)}",
+            [
+                Finding(
+                    Severity.PROBLEM,
+                    f"{h.label(g)}: InfoROM invalid ({g.inforom_error or 'corrupted'})",
+                    Fix(
+                        "Ask the system vendor for an InfoROM/firmware update; if it stays corrupt, "
+                        "RMA the GPU. Keep `nvidia-bug-report.sh` output for them.",
+                        ("sudo nvidia-bug-report.sh",),
+                        needs_root=True,
+                    ),
+                    ("nvml.json",),
+                )
+                for g in bad
+            ],
+            data,
+        )
     return ok(f"InfoROM valid on {len(health)} GPU(s)", data)
 
 
@@ -192,15 +251,31 @@ def clocks(facts, ctx) -> Outcome:
         findings += h.clock_findings(gpu)
     for state in states.values():
         if state.power_capped:
-            findings.append(Finding(Severity.INFO, f"GPU {state.index if state.index is not None else state.bus_id}: "
-                                    f"power limit {state.power_limit_w:g} W, below the default "
-                                    f"{state.default_power_limit_w:g} W",
-                                    Fix("Restore the default power limit if the lower one is not intended.",
-                                        (f"sudo nvidia-smi -i {state.index if state.index is not None else 0} "
-                                         f"-pl {state.default_power_limit_w:g}",), needs_root=True)))
-    data = {str(g.index): {"reasons": g.clock_reasons_active, "temperature_c": g.temperature_c,
-                           "slowdown_temp_c": g.slowdown_temp_c, "shutdown_temp_c": g.shutdown_temp_c}
-            for g in health}
+            findings.append(
+                Finding(
+                    Severity.INFO,
+                    f"GPU {state.index if state.index is not None else state.bus_id}: "
+                    f"power limit {state.power_limit_w:g} W, below the default "
+                    f"{state.default_power_limit_w:g} W",
+                    Fix(
+                        "Restore the default power limit if the lower one is not intended.",
+                        (
+                            f"sudo nvidia-smi -i {state.index if state.index is not None else 0} "
+                            f"-pl {state.default_power_limit_w:g}",
+                        ),
+                        needs_root=True,
+                    ),
+                )
+            )
+    data = {
+        str(g.index): {
+            "reasons": g.clock_reasons_active,
+            "temperature_c": g.temperature_c,
+            "slowdown_temp_c": g.slowdown_temp_c,
+            "shutdown_temp_c": g.shutdown_temp_c,
+        }
+        for g in health
+    }
     return judged(findings, data, f"no GPU held back by heat or power ({len(health) or len(states)} GPU(s))")
 
 
@@ -226,8 +301,16 @@ def xid_events(facts, ctx) -> Outcome:
     for event in events:
         groups[(event.code, event.pci or "?")].append(event)
     findings = [h.xid_finding(code, pci, items) for (code, pci), items in sorted(groups.items())]
-    data = {"events": len(events),
-            "by_code": [{"code": code, "pci": pci, "count": len(items), "last": items[-1].message}
-                        for (code, pci), items in sorted(groups.items())]}
-    return judged(findings, data, f"{len(events)} Xid event(s): " + ", ".join(
-        f"{code}×{len(items)}" for (code, _), items in sorted(groups.items())))
+    data = {
+        "events": len(events),
+        "by_code": [
+            {"code": code, "pci": pci, "count": len(items), "last": items[-1].message}
+            for (code, pci), items in sorted(groups.items())
+        ],
+    }
+    return judged(
+        findings,
+        data,
+        f"{len(events)} Xid event(s): "
+        + ", ".join(f"{code}×{len(items)}" for (code, _), items in sorted(groups.items())),
+    )

@@ -5,9 +5,16 @@ from __future__ import annotations
 from gpudoctor import kb
 from gpudoctor.api import Finding, Fix, Severity, check, not_applicable, ok
 from gpudoctor.results import Outcome
-
 from gpudoctor_checks._frameworks import (
-    capabilities, driver_usable, driver_version, evidence_names, gpu_names, gpus_present, pip, probe_status_outcome, python_words,
+    capabilities,
+    driver_usable,
+    driver_version,
+    evidence_names,
+    gpu_names,
+    gpus_present,
+    pip,
+    probe_status_outcome,
+    python_words,
 )
 
 
@@ -30,8 +37,14 @@ def jax_on_gpu(facts, ctx) -> Outcome:
     if failed is not None:
         return failed
     platforms = [d.platform for d in jax.devices if d.platform]
-    data = {"version": jax.version, "jaxlib": jax.jaxlib_version, "plugins": jax.plugins,
-            "default_backend": jax.default_backend, "devices": platforms, "backend_errors": jax.backend_errors}
+    data = {
+        "version": jax.version,
+        "jaxlib": jax.jaxlib_version,
+        "plugins": jax.plugins,
+        "default_backend": jax.default_backend,
+        "devices": platforms,
+        "backend_errors": jax.backend_errors,
+    }
     describe = f"jax {jax.version} (jaxlib {jax.jaxlib_version or '?'}) in {python_words(jax.python)}"
     gpu_devices = [p for p in platforms if p in ("gpu", "cuda")]
     if jax.default_backend in ("gpu", "cuda") or gpu_devices:
@@ -42,16 +55,23 @@ def jax_on_gpu(facts, ctx) -> Outcome:
         return not_applicable(f"{describe}: on the CPU, and no NVIDIA driver is loaded (see DRV001)", data)
     extra = _jax_requirement(facts, jax)
     if jax.plugins:
-        reason = ("its CUDA plugin (" + ", ".join(f"{k} {v}" for k, v in sorted(jax.plugins.items()))
-                  + ") did not initialise")
+        reason = (
+            "its CUDA plugin (" + ", ".join(f"{k} {v}" for k, v in sorted(jax.plugins.items())) + ") did not initialise"
+        )
         if jax.backend_errors:
             reason += f': "{" ".join(jax.backend_errors[0].split())[:300]}"'
     else:
         reason = "no CUDA plugin is installed (plain `jax` is CPU-only)"
     message = f"JAX runs on the CPU though {gpu_names(facts)} is present: {reason}"
-    fix = (Fix("Install JAX with the CUDA plugin matched to jaxlib.", (f'{pip(jax.python)} install "{extra}"',),
-               url="https://docs.jax.dev/en/latest/installation.html")
-           if extra else Fix("This driver is too old for JAX's CUDA 12 plugin: upgrade the driver to ≥ 525.60.13.", ()))
+    fix = (
+        Fix(
+            "Install JAX with the CUDA plugin matched to jaxlib.",
+            (f'{pip(jax.python)} install "{extra}"',),
+            url="https://docs.jax.dev/en/latest/installation.html",
+        )
+        if extra
+        else Fix("This driver is too old for JAX's CUDA 12 plugin: upgrade the driver to ≥ 525.60.13.", ())
+    )
     return Outcome(message, [Finding(Severity.PROBLEM, message, fix, evidence_names("jax", jax))], data)
 
 
@@ -64,8 +84,13 @@ def _jax_requirement(facts, jax) -> str | None:
     python = jax.python.major_minor if jax.python else None
     ccs = capabilities(facts, jax.devices)
     for version in (jax.version, None):
-        choice = choose_jax(driver_version=driver_version(facts), python_version=python, os=os_name,
-                            compute_capabilities=ccs, jax_version=version)
+        choice = choose_jax(
+            driver_version=driver_version(facts),
+            python_version=python,
+            os=os_name,
+            compute_capabilities=ccs,
+            jax_version=version,
+        )
         if choice.status == "ok" and choice.requirement:
             return choice.requirement
     return kb.jax_install_requirement(driver_version(facts), os_name, compute_capabilities=ccs)
@@ -87,12 +112,21 @@ def cupy_works(facts, ctx) -> Outcome:
     failed = probe_status_outcome("cupy", cupy)
     if failed is not None:
         return failed
-    data = {"version": cupy.version, "distribution": cupy.distribution, "runtime_cuda": cupy.runtime_cuda,
-            "driver_cuda": cupy.driver_cuda, "device_count": cupy.device_count, "error": cupy.error}
+    data = {
+        "version": cupy.version,
+        "distribution": cupy.distribution,
+        "runtime_cuda": cupy.runtime_cuda,
+        "driver_cuda": cupy.driver_cuda,
+        "device_count": cupy.device_count,
+        "error": cupy.error,
+    }
     describe = f"{cupy.distribution or 'cupy'} {cupy.version} in {python_words(cupy.python)}"
     if cupy.device_count:
-        return ok(f"{describe}: {cupy.device_count} device{'s' if cupy.device_count != 1 else ''} "
-                  f"(CUDA runtime {cupy.runtime_cuda or '?'})", data)
+        return ok(
+            f"{describe}: {cupy.device_count} device{'s' if cupy.device_count != 1 else ''} "
+            f"(CUDA runtime {cupy.runtime_cuda or '?'})",
+            data,
+        )
     if not gpus_present(facts):
         return ok(f"{describe}: no NVIDIA GPU here", data)
     if not driver_usable(facts):
@@ -103,8 +137,9 @@ def cupy_works(facts, ctx) -> Outcome:
     if wanted and cupy.distribution and wanted != cupy.distribution:
         message += f"; {cupy.distribution} needs a newer driver than this one (CUDA {facts.driver.cuda_max})"
         commands = [f"{pip(cupy.python)} uninstall -y {cupy.distribution}", f"{pip(cupy.python)} install {wanted}"]
-    fix = Fix("Install the CuPy package for the CUDA major this driver supports.", tuple(commands)) if commands \
-        else None
+    fix = (
+        Fix("Install the CuPy package for the CUDA major this driver supports.", tuple(commands)) if commands else None
+    )
     return Outcome(message, [Finding(Severity.PROBLEM, message, fix, evidence_names("cupy", cupy))], data)
 
 

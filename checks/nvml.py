@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from gpudoctor.api import Fix, check, not_applicable, ok, problem, warning
 from gpudoctor.results import Outcome
-
 from gpudoctor_checks import _fixes
 
 # NVML init error code -> (what it means for a person, the fix).  Codes from nvml.h.
@@ -41,56 +40,104 @@ def nvml_init(facts, ctx) -> Outcome:
         count = nvml.device_count if nvml.device_count is not None else len(nvml.gpus)
         version = nvml.nvml_version or "version unknown"
         noun = "GPU" if count == 1 else "GPUs"
-        return ok(f"NVML {version} sees {count} {noun}",
-                  data={"nvml_version": nvml.nvml_version, "driver_version": nvml.driver_version,
-                        "cuda_driver_version": nvml.cuda_driver_version, "device_count": count})
+        return ok(
+            f"NVML {version} sees {count} {noun}",
+            data={
+                "nvml_version": nvml.nvml_version,
+                "driver_version": nvml.driver_version,
+                "cuda_driver_version": nvml.cuda_driver_version,
+                "device_count": count,
+            },
+        )
     data = {"error_code": nvml.error_code, "error_name": nvml.error_name, "error_message": nvml.error_message}
     said = f"NVML: {nvml.error_message}" if nvml.error_message else "NVML failed to initialise"
     code = nvml.error_code
     if nvml.bindings_importable is False:
-        return problem(f"the NVML Python bindings cannot be imported: {nvml.bindings_error}",
-                       Fix("Install NVIDIA's bindings into the Python that runs gpudoctor.",
-                           ("python -m pip install -I nvidia-ml-py",)), ["nvml.json"], data)
+        return problem(
+            f"the NVML Python bindings cannot be imported: {nvml.bindings_error}",
+            Fix(
+                "Install NVIDIA's bindings into the Python that runs gpudoctor.",
+                ("python -m pip install -I nvidia-ml-py",),
+            ),
+            ["nvml.json"],
+            data,
+        )
     if code == _LIBRARY_NOT_FOUND:
         if _no_gpu(facts):
             return not_applicable("NVML library not installed (no NVIDIA GPU on the bus)", data)
         if facts.container.in_container:
-            return problem(f"{said}: this container has no driver libraries — started without GPU access",
-                           Fix("Start it with GPU access through the NVIDIA Container Toolkit.",
-                               ("docker run --gpus all ...",)), ["nvml.json"], data)
-        return problem(f"{said}: libnvidia-ml.so.1 is not installed or not on the loader path",
-                       _fixes.install_driver(facts.os_release), ["nvml.json", "ldconfig-p.txt"], data)
+            return problem(
+                f"{said}: this container has no driver libraries — started without GPU access",
+                Fix("Start it with GPU access through the NVIDIA Container Toolkit.", ("docker run --gpus all ...",)),
+                ["nvml.json"],
+                data,
+            )
+        return problem(
+            f"{said}: libnvidia-ml.so.1 is not installed or not on the loader path",
+            _fixes.install_driver(facts.os_release),
+            ["nvml.json", "ldconfig-p.txt"],
+            data,
+        )
     if code == _DRIVER_NOT_LOADED:
         if _no_gpu(facts):
             return not_applicable(f"{said} — expected: there is no NVIDIA GPU on the bus", data)
-        return problem(f"{said}: the NVIDIA kernel module is not loaded", _fixes.load_kernel_module(),
-                       ["nvml.json"], data)
+        return problem(
+            f"{said}: the NVIDIA kernel module is not loaded", _fixes.load_kernel_module(), ["nvml.json"], data
+        )
     if code == _VERSION_MISMATCH:
-        return problem(f"{said}: kernel module and libraries are different driver versions",
-                       _fixes.reboot_for_mismatch(), ["nvml.json"], data)
+        return problem(
+            f"{said}: kernel module and libraries are different driver versions",
+            _fixes.reboot_for_mismatch(),
+            ["nvml.json"],
+            data,
+        )
     if code == _NO_PERMISSION:
-        return problem(f"{said}: this user may not open the GPU device nodes",
-                       Fix("Give the user access to /dev/nvidia* (usually group 'video' or 'render'), then log in "
-                           "again.", ("ls -l /dev/nvidia*", "sudo usermod -aG video,render $USER"),
-                           needs_root=True), ["nvml.json", "device-nodes.json"], data)
+        return problem(
+            f"{said}: this user may not open the GPU device nodes",
+            Fix(
+                "Give the user access to /dev/nvidia* (usually group 'video' or 'render'), then log in again.",
+                ("ls -l /dev/nvidia*", "sudo usermod -aG video,render $USER"),
+                needs_root=True,
+            ),
+            ["nvml.json", "device-nodes.json"],
+            data,
+        )
     if code == _GPU_IS_LOST:
-        return problem(f"{said}: a GPU has fallen off the bus (see Xid 79 in the kernel log)",
-                       Fix("Reboot; if it recurs, check power cables, risers, cooling and the slot, and update the "
-                           "BIOS. Persisting loss is a hardware fault.", ("sudo reboot",
-                                                                          "sudo dmesg | grep -i xid"),
-                           needs_root=True), ["nvml.json", "dmesg-nvidia.txt"], data)
+        return problem(
+            f"{said}: a GPU has fallen off the bus (see Xid 79 in the kernel log)",
+            Fix(
+                "Reboot; if it recurs, check power cables, risers, cooling and the slot, and update the "
+                "BIOS. Persisting loss is a hardware fault.",
+                ("sudo reboot", "sudo dmesg | grep -i xid"),
+                needs_root=True,
+            ),
+            ["nvml.json", "dmesg-nvidia.txt"],
+            data,
+        )
     if code == _UNKNOWN and facts.container.in_container:
-        return problem(f"{said}: inside a container this follows a host `systemctl daemon-reload` that "
-                       "dropped the container's GPU device access",
-                       Fix("Recreate the container; on the host, create the /dev/char symlinks once so it "
-                           "doesn't recur (or use CDI / the cgroupfs driver).",
-                           ("sudo nvidia-ctk system create-dev-char-symlinks --create-all  # on the host",),
-                           needs_root=True,
-                           url="https://github.com/NVIDIA/nvidia-container-toolkit/issues/48"),
-                       ["nvml.json"], data)
-    return problem(f"{said} ({nvml.error_name or 'unknown error'})",
-                   Fix("Look at the kernel log for NVRM lines; a reboot clears most transient driver states.",
-                       ("sudo dmesg | grep -E 'NVRM|Xid'", "sudo reboot"), needs_root=True), ["nvml.json"], data)
+        return problem(
+            f"{said}: inside a container this follows a host `systemctl daemon-reload` that "
+            "dropped the container's GPU device access",
+            Fix(
+                "Recreate the container; on the host, create the /dev/char symlinks once so it "
+                "doesn't recur (or use CDI / the cgroupfs driver).",
+                ("sudo nvidia-ctk system create-dev-char-symlinks --create-all  # on the host",),
+                needs_root=True,
+                url="https://github.com/NVIDIA/nvidia-container-toolkit/issues/48",
+            ),
+            ["nvml.json"],
+            data,
+        )
+    return problem(
+        f"{said} ({nvml.error_name or 'unknown error'})",
+        Fix(
+            "Look at the kernel log for NVRM lines; a reboot clears most transient driver states.",
+            ("sudo dmesg | grep -E 'NVRM|Xid'", "sudo reboot"),
+            needs_root=True,
+        ),
+        ["nvml.json"],
+        data,
+    )
 
 
 @check("NVML002", area="nvml", title="NVML Python bindings")
@@ -108,19 +155,36 @@ def bindings(facts, ctx) -> Outcome:
         return not_applicable("Python packages not collected")
     dists = packages.get("distributions") if isinstance(packages.get("distributions"), dict) else {}
     official = dists.get("nvidia-ml-py") if isinstance(dists.get("nvidia-ml-py"), dict) else None
-    legacy = {name: d for name, d in dists.items()
-              if name != "nvidia-ml-py" and isinstance(d, dict) and d.get("provides_pynvml_module")}
-    data = {"nvidia_ml_py": official.get("version") if official else None,
-            "legacy": {n: d.get("version") for n, d in legacy.items()},
-            "module_file": packages.get("pynvml_module_file")}
-    fix = Fix("Remove the legacy package and reinstall NVIDIA's bindings.",
-              ("python -m pip uninstall -y " + " ".join(sorted(legacy) or ["pynvml"]),
-               "python -m pip install -I nvidia-ml-py"))
+    legacy = {
+        name: d
+        for name, d in dists.items()
+        if name != "nvidia-ml-py" and isinstance(d, dict) and d.get("provides_pynvml_module")
+    }
+    data = {
+        "nvidia_ml_py": official.get("version") if official else None,
+        "legacy": {n: d.get("version") for n, d in legacy.items()},
+        "module_file": packages.get("pynvml_module_file"),
+    }
+    fix = Fix(
+        "Remove the legacy package and reinstall NVIDIA's bindings.",
+        (
+            "python -m pip uninstall -y " + " ".join(sorted(legacy) or ["pynvml"]),
+            "python -m pip install -I nvidia-ml-py",
+        ),
+    )
     if legacy:
         names = ", ".join(f"{n} {d.get('version')}" for n, d in legacy.items())
-        return problem(f"the legacy {names} shadows nvidia-ml-py: both install the 'pynvml' module",
-                       fix, ["python-packages.json"], data)
+        return problem(
+            f"the legacy {names} shadows nvidia-ml-py: both install the 'pynvml' module",
+            fix,
+            ["python-packages.json"],
+            data,
+        )
     if official is None:
-        return warning("nvidia-ml-py is not installed in gpudoctor's Python",
-                       Fix("Install it.", ("python -m pip install nvidia-ml-py",)), ["python-packages.json"], data)
+        return warning(
+            "nvidia-ml-py is not installed in gpudoctor's Python",
+            Fix("Install it.", ("python -m pip install nvidia-ml-py",)),
+            ["python-packages.json"],
+            data,
+        )
     return ok(f"nvidia-ml-py {official.get('version')}", data=data)

@@ -6,11 +6,22 @@ from collections import Counter
 
 from gpudoctor.api import Finding, Fix, Severity, check, not_applicable, ok, warning
 from gpudoctor.results import Outcome
-
 from gpudoctor_checks import _fixes
 
-_VM_VENDORS = ("qemu", "kvm", "vmware", "virtualbox", "xen", "amazon ec2", "google", "microsoft corporation",
-               "openstack", "bochs", "red hat", "standard pc")
+_VM_VENDORS = (
+    "qemu",
+    "kvm",
+    "vmware",
+    "virtualbox",
+    "xen",
+    "amazon ec2",
+    "google",
+    "microsoft corporation",
+    "openstack",
+    "bochs",
+    "red hat",
+    "standard pc",
+)
 
 
 def _describe(device) -> str:
@@ -44,22 +55,43 @@ def gpu_on_bus(facts, ctx) -> Outcome:
         names = Counter(_describe(d) for d in gpus)
         listing = ", ".join(f"{n}× {name}" if n > 1 else name for name, n in names.items())
         noun = "GPU" if len(gpus) == 1 else "GPUs"
-        return ok(f"{len(gpus)} NVIDIA {noun} on the bus: {listing}",
-                  data={"count": len(gpus), "devices": [
-                      {"address": d.address, "device_id": d.device_id, "description": d.description,
-                       "driver": d.driver, "numa_node": d.numa_node} for d in gpus]})
+        return ok(
+            f"{len(gpus)} NVIDIA {noun} on the bus: {listing}",
+            data={
+                "count": len(gpus),
+                "devices": [
+                    {
+                        "address": d.address,
+                        "device_id": d.device_id,
+                        "description": d.description,
+                        "driver": d.driver,
+                        "numa_node": d.numa_node,
+                    }
+                    for d in gpus
+                ],
+            },
+        )
     where = "this machine"
-    fix = Fix("Run on a machine that has an NVIDIA GPU: choose a GPU instance type on a cloud, or pass the "
-              "GPU through to this VM.")
+    fix = Fix(
+        "Run on a machine that has an NVIDIA GPU: choose a GPU instance type on a cloud, or pass the "
+        "GPU through to this VM."
+    )
     if facts.container.in_container:
         where = f"this {facts.container.runtime} container"
-        fix = Fix("Start the container with GPU access (needs the NVIDIA Container Toolkit on the host).",
-                  ("docker run --gpus all ...  # or: podman run --device nvidia.com/gpu=all ...",))
+        fix = Fix(
+            "Start the container with GPU access (needs the NVIDIA Container Toolkit on the host).",
+            ("docker run --gpus all ...  # or: podman run --device nvidia.com/gpu=all ...",),
+        )
     vm = _looks_like_vm(facts.dmi)
-    detail = f" (a virtual machine: {vm.strip()} — no GPU passed through)" if vm and not facts.container.in_container \
-        else ""
-    return warning(f"No NVIDIA GPU on the PCI bus of {where}{detail}", fix=fix,
-                   evidence=["pci-devices.json", "lspci.txt"], data={"count": 0})
+    detail = (
+        f" (a virtual machine: {vm.strip()} — no GPU passed through)" if vm and not facts.container.in_container else ""
+    )
+    return warning(
+        f"No NVIDIA GPU on the PCI bus of {where}{detail}",
+        fix=fix,
+        evidence=["pci-devices.json", "lspci.txt"],
+        data={"count": 0},
+    )
 
 
 @check("PCI002", area="pci", title="Kernel driver bound to each GPU")
@@ -85,24 +117,53 @@ def driver_bound(facts, ctx) -> Outcome:
         if device.driver == "nvidia":
             continue
         if device.driver is None:
-            fix = (_fixes.load_kernel_module() if facts.driver.userspace_version
-                   else _fixes.install_driver(facts.os_release))
-            findings.append(Finding(Severity.PROBLEM, f"{device.address} ({_describe(device)}) has no kernel driver "
-                                    "bound: the NVIDIA driver is not installed or not loaded", fix,
-                                    ("pci-devices.json",)))
+            fix = (
+                _fixes.load_kernel_module()
+                if facts.driver.userspace_version
+                else _fixes.install_driver(facts.os_release)
+            )
+            findings.append(
+                Finding(
+                    Severity.PROBLEM,
+                    f"{device.address} ({_describe(device)}) has no kernel driver "
+                    "bound: the NVIDIA driver is not installed or not loaded",
+                    fix,
+                    ("pci-devices.json",),
+                )
+            )
         elif device.driver == "nouveau":
-            findings.append(Finding(Severity.PROBLEM, f"{device.address} is held by nouveau, the open-source "
-                                    "display driver; CUDA needs the NVIDIA driver",
-                                    _fixes.blacklist_nouveau(facts.os_release), ("pci-devices.json",)))
+            findings.append(
+                Finding(
+                    Severity.PROBLEM,
+                    f"{device.address} is held by nouveau, the open-source "
+                    "display driver; CUDA needs the NVIDIA driver",
+                    _fixes.blacklist_nouveau(facts.os_release),
+                    ("pci-devices.json",),
+                )
+            )
         elif device.driver.startswith("vfio"):
-            findings.append(Finding(Severity.WARNING, f"{device.address} is bound to {device.driver}: reserved "
-                                    "for passthrough to a virtual machine, unusable on this host",
-                                    Fix("If the GPU is meant for this host, remove it from the vfio-pci ids "
-                                        "(kernel command line or /etc/modprobe.d) and reboot.", needs_root=True),
-                                    ("pci-devices.json",)))
+            findings.append(
+                Finding(
+                    Severity.WARNING,
+                    f"{device.address} is bound to {device.driver}: reserved "
+                    "for passthrough to a virtual machine, unusable on this host",
+                    Fix(
+                        "If the GPU is meant for this host, remove it from the vfio-pci ids "
+                        "(kernel command line or /etc/modprobe.d) and reboot.",
+                        needs_root=True,
+                    ),
+                    ("pci-devices.json",),
+                )
+            )
         else:
-            findings.append(Finding(Severity.WARNING, f"{device.address} is bound to {device.driver}, "
-                                    "not to nvidia", None, ("pci-devices.json",)))
+            findings.append(
+                Finding(
+                    Severity.WARNING,
+                    f"{device.address} is bound to {device.driver}, not to nvidia",
+                    None,
+                    ("pci-devices.json",),
+                )
+            )
     summary = ", ".join(f"{n} on {drv}" for drv, n in by_driver.items())
     data = {"drivers": dict(by_driver)}
     if not findings:

@@ -11,12 +11,20 @@ import re
 from gpudoctor import kb
 from gpudoctor.api import Finding, Fix, Severity, check, not_applicable, ok
 from gpudoctor.results import Outcome
-
 from gpudoctor_checks import _fixes
 from gpudoctor_checks._frameworks import (
+    capabilities,
+    choice_data,
     driver_older,
-    capabilities, choice_data, driver_usable, driver_version, evidence_names, gpu_names, gpus_present,
-    os_and_machine, probe_status_outcome, python_words, torch_wheel_fix,
+    driver_usable,
+    driver_version,
+    evidence_names,
+    gpu_names,
+    gpus_present,
+    os_and_machine,
+    probe_status_outcome,
+    python_words,
+    torch_wheel_fix,
 )
 
 
@@ -57,14 +65,27 @@ def torch_imports(facts, ctx) -> Outcome:
     failed = probe_status_outcome("torch", torch)
     if failed is not None:
         return failed
-    data = {"version": torch.version, "cuda": torch.cuda, "hip": torch.hip, "cudnn": torch.cudnn,
-            "nccl": torch.nccl, "python": torch.python.executable if torch.python else None,
-            "python_version": torch.python.version if torch.python else None, "source": torch.source,
-            "installer": torch.origin.installer, "index_hint": torch.origin.index_hint,
-            "is_available": torch.is_available, "device_count": torch.device_count,
-            "arch_list": torch.arch_list if torch.arch_list_known else None, "import_s": torch.run.duration_s}
-    extras = [f"cuDNN {torch.cudnn}" if torch.cudnn else None, f"NCCL {torch.nccl}" if torch.nccl else None,
-              f"from {torch.origin.index_hint}" if torch.origin.index_hint else None]
+    data = {
+        "version": torch.version,
+        "cuda": torch.cuda,
+        "hip": torch.hip,
+        "cudnn": torch.cudnn,
+        "nccl": torch.nccl,
+        "python": torch.python.executable if torch.python else None,
+        "python_version": torch.python.version if torch.python else None,
+        "source": torch.source,
+        "installer": torch.origin.installer,
+        "index_hint": torch.origin.index_hint,
+        "is_available": torch.is_available,
+        "device_count": torch.device_count,
+        "arch_list": torch.arch_list if torch.arch_list_known else None,
+        "import_s": torch.run.duration_s,
+    }
+    extras = [
+        f"cuDNN {torch.cudnn}" if torch.cudnn else None,
+        f"NCCL {torch.nccl}" if torch.nccl else None,
+        f"from {torch.origin.index_hint}" if torch.origin.index_hint else None,
+    ]
     where = "in a pasted collect_env report" if torch.source == "collect_env" else f"in {python_words(torch.python)}"
     summary = f"{_describe(torch)} {where}"
     extra = ", ".join(e for e in extras if e)
@@ -95,8 +116,7 @@ def torch_build_matches(facts, ctx) -> Outcome:
     if torch.python is not None and torch.python.os == "macos":
         return not_applicable("macOS: PyTorch has no CUDA builds for macOS (it uses MPS)", data)
     build = "a ROCm build (for AMD GPUs)" if torch.hip else "a CPU-only build"
-    message = (f"torch {torch.version} is {build}, but this machine has {gpu_names(facts)}: "
-               "nothing will run on the GPU")
+    message = f"torch {torch.version} is {build}, but this machine has {gpu_names(facts)}: nothing will run on the GPU"
     conda_cpuonly = facts.collect_env is not None and "cpuonly" in facts.collect_env.conda_packages
     if conda_cpuonly:
         message += " (conda's `cpuonly` package is installed and forces CPU builds)"
@@ -131,26 +151,44 @@ def torch_driver(facts, ctx) -> Outcome:
     floor = kb.wheel_driver_floor(torch.cuda, os_name)
     cuda_mm = ".".join(torch.cuda.split(".")[:2])
     native = kb.min_driver_for_cuda(cuda_mm)
-    data = {"torch_cuda": torch.cuda, "driver": driver, "driver_floor": floor, "driver_native": native,
-            "driver_cuda_max": facts.driver.cuda_max}
-    too_old_text = torch.cuda_init_error if torch.cuda_init_error and re.search(
-        r"too old|insufficient", torch.cuda_init_error, re.I) else None
+    data = {
+        "torch_cuda": torch.cuda,
+        "driver": driver,
+        "driver_floor": floor,
+        "driver_native": native,
+        "driver_cuda_max": facts.driver.cuda_max,
+    }
+    too_old_text = (
+        torch.cuda_init_error
+        if torch.cuda_init_error and re.search(r"too old|insufficient", torch.cuda_init_error, re.I)
+        else None
+    )
     if (floor and driver_older(driver, floor)) or too_old_text:
         supports = f", which supports CUDA {facts.driver.cuda_max}" if facts.driver.cuda_max else ""
-        message = (f"torch {torch.version} is built for CUDA {torch.cuda} and needs driver ≥ {floor or native}; "
-                   f"this driver is {driver}{supports}")
+        message = (
+            f"torch {torch.version} is built for CUDA {torch.cuda} and needs driver ≥ {floor or native}; "
+            f"this driver is {driver}{supports}"
+        )
         if too_old_text:
             message += f'. torch says: "{_one_line(too_old_text)}"'
         fix, choice = torch_wheel_fix(
-            facts, torch, f"Upgrade the driver to ≥ {native or floor} (needs root), or install the newest torch "
-                          f"this driver runs.", uninstall_first=True)
+            facts,
+            torch,
+            f"Upgrade the driver to ≥ {native or floor} (needs root), or install the newest torch this driver runs.",
+            uninstall_first=True,
+        )
         data["fix_choice"] = choice_data(choice)
         return Outcome(message, [Finding(Severity.PROBLEM, message, fix, evidence_names("torch", torch))], data)
     if native and driver_older(driver, native):
-        note = (f"driver {driver} runs CUDA {torch.cuda} through minor-version compatibility (full support from "
-                f"{native}): fine for PyTorch, but PTX from newer toolkits cannot be JIT-compiled")
-        return ok(f"driver {driver} runs torch's CUDA {torch.cuda}", data,
-                  [Finding(Severity.INFO, note, None, evidence_names("torch", torch))])
+        note = (
+            f"driver {driver} runs CUDA {torch.cuda} through minor-version compatibility (full support from "
+            f"{native}): fine for PyTorch, but PTX from newer toolkits cannot be JIT-compiled"
+        )
+        return ok(
+            f"driver {driver} runs torch's CUDA {torch.cuda}",
+            data,
+            [Finding(Severity.INFO, note, None, evidence_names("torch", torch))],
+        )
     return ok(f"driver {driver} runs torch's CUDA {torch.cuda}", data)
 
 
@@ -188,8 +226,10 @@ def torch_arch(facts, ctx) -> Outcome:
         arch_list, arch_source = (list(known), "knowledge base") if known else ([], None)
     data = {"compute_capabilities": ccs, "arch_list": arch_list, "arch_list_source": arch_source}
     if not arch_list:
-        return ok(f"arch list of torch {torch.version} unknown; GPUs are sm_" +
-                  ", sm_".join(c.replace(".", "") for c in ccs), data)
+        return ok(
+            f"arch list of torch {torch.version} unknown; GPUs are sm_" + ", sm_".join(c.replace(".", "") for c in ccs),
+            data,
+        )
     uncovered, jit = [], []
     for cc in ccs:
         coverage = kb.arch_list_covers(arch_list, cc)
@@ -200,17 +240,26 @@ def torch_arch(facts, ctx) -> Outcome:
     listing = " ".join(arch_list)
     if uncovered:
         sms = ", ".join(f"sm_{c.replace('.', '')}" for c in uncovered)
-        message = (f"torch {torch.version} has no kernels for {sms} ({_names_for(facts, torch, uncovered)}): "
-                   f"it was built for {listing}; CUDA operations fail with \"no kernel image is available\"")
-        fix, choice = torch_wheel_fix(facts, torch, f"Install a torch build that includes {sms}.",
-                                      uninstall_first=True)
+        message = (
+            f"torch {torch.version} has no kernels for {sms} ({_names_for(facts, torch, uncovered)}): "
+            f'it was built for {listing}; CUDA operations fail with "no kernel image is available"'
+        )
+        fix, choice = torch_wheel_fix(facts, torch, f"Install a torch build that includes {sms}.", uninstall_first=True)
         data["fix_choice"] = choice_data(choice)
         return Outcome(message, [Finding(Severity.PROBLEM, message, fix, evidence_names("torch", torch))], data)
-    findings = [Finding(Severity.INFO, f"sm_{cc.replace('.', '')} runs by JIT-compiling PTX ({via}): the first "
-                        "start is slow and some kernels may be missing", None, evidence_names("torch", torch))
-                for cc, via in jit]
-    return ok(f"kernels for every GPU (sm_{', sm_'.join(c.replace('.', '') for c in ccs)}) in {listing}",
-              data, findings)
+    findings = [
+        Finding(
+            Severity.INFO,
+            f"sm_{cc.replace('.', '')} runs by JIT-compiling PTX ({via}): the first "
+            "start is slow and some kernels may be missing",
+            None,
+            evidence_names("torch", torch),
+        )
+        for cc, via in jit
+    ]
+    return ok(
+        f"kernels for every GPU (sm_{', sm_'.join(c.replace('.', '') for c in ccs)}) in {listing}", data, findings
+    )
 
 
 @check("TORCH005", area="pytorch", title="PyTorch initialises CUDA")
@@ -229,15 +278,25 @@ def torch_cuda_init(facts, ctx) -> Outcome:
     skipped = _skip_unless_imported(torch, cuda_build=True)
     if skipped is not None:
         return skipped
-    data = {"is_available": torch.is_available, "device_count": torch.device_count,
-            "devices": [{"index": d.index, "name": d.name, "compute_capability": d.compute_capability,
-                         "memory_total_mib": d.memory_total_mib} for d in torch.devices],
-            "cuda_init_error": torch.cuda_init_error, "driver_cuda": torch.driver_cuda}
+    data = {
+        "is_available": torch.is_available,
+        "device_count": torch.device_count,
+        "devices": [
+            {
+                "index": d.index,
+                "name": d.name,
+                "compute_capability": d.compute_capability,
+                "memory_total_mib": d.memory_total_mib,
+            }
+            for d in torch.devices
+        ],
+        "cuda_init_error": torch.cuda_init_error,
+        "driver_cuda": torch.driver_cuda,
+    }
     if torch.is_available:
         count = torch.device_count if torch.device_count is not None else len(torch.devices) or len(facts.gpus)
         names = ", ".join(d.name for d in torch.devices if d.name) or (gpu_names(facts) if facts.gpus else "")
-        return ok(f"CUDA available: {count} device{'s' if count != 1 else ''}" + (f" ({names})" if names else ""),
-                  data)
+        return ok(f"CUDA available: {count} device{'s' if count != 1 else ''}" + (f" ({names})" if names else ""), data)
     if torch.is_available is None:
         return not_applicable("whether CUDA initialised was not reported")
     error = torch.cuda_init_error
@@ -257,32 +316,50 @@ def _init_cause(facts, error: str | None) -> tuple[str, Fix | None]:
     if "too old" in text or "insufficient" in text or "error 35" in text:
         return "the driver is older than torch's CUDA (see TORCH003)", None
     if "802" in text or "system not yet initialized" in text:
-        return ("an NVSwitch system needs the fabric manager running, at the driver's version",
-                Fix("Install and start nvidia-fabricmanager matching the driver branch.",
-                    ("sudo apt-get install -y nvidia-fabricmanager-$(nvidia-smi --query-gpu=driver_version "
-                     "--format=csv,noheader | head -1 | cut -d. -f1)",
-                     "sudo systemctl enable --now nvidia-fabricmanager"), needs_root=True))
+        return (
+            "an NVSwitch system needs the fabric manager running, at the driver's version",
+            Fix(
+                "Install and start nvidia-fabricmanager matching the driver branch.",
+                (
+                    "sudo apt-get install -y nvidia-fabricmanager-$(nvidia-smi --query-gpu=driver_version "
+                    "--format=csv,noheader | head -1 | cut -d. -f1)",
+                    "sudo systemctl enable --now nvidia-fabricmanager",
+                ),
+                needs_root=True,
+            ),
+        )
     if "804" in text or "forward compatibility" in text:
-        return ("CUDA forward-compatibility libraries (cuda-compat) are on the loader path, and this GPU doesn't "
-                "support them", Fix("Remove the compat directory from LD_LIBRARY_PATH, or upgrade the host driver.",
-                                    ('export LD_LIBRARY_PATH=$(echo "$LD_LIBRARY_PATH" | tr : "\\n" | grep -v compat '
-                                     '| paste -sd:)',)))
+        return (
+            "CUDA forward-compatibility libraries (cuda-compat) are on the loader path, and this GPU doesn't "
+            "support them",
+            Fix(
+                "Remove the compat directory from LD_LIBRARY_PATH, or upgrade the host driver.",
+                ('export LD_LIBRARY_PATH=$(echo "$LD_LIBRARY_PATH" | tr : "\\n" | grep -v compat | paste -sd:)',),
+            ),
+        )
     if "unknown error" in text or "error 999" in text:
-        return ("CUDA could not talk to the driver: usually nvidia_uvm is not loaded (often after suspend/resume) "
-                "or, in a container, the device cgroup was reset",
-                Fix("Load nvidia_uvm (on the host), or restart the container; reboot if it persists.",
-                    ("sudo modprobe nvidia_uvm", "sudo nvidia-modprobe -u -c=0"), needs_root=True))
+        return (
+            "CUDA could not talk to the driver: usually nvidia_uvm is not loaded (often after suspend/resume) "
+            "or, in a container, the device cgroup was reset",
+            Fix(
+                "Load nvidia_uvm (on the host), or restart the container; reboot if it persists.",
+                ("sudo modprobe nvidia_uvm", "sudo nvidia-modprobe -u -c=0"),
+                needs_root=True,
+            ),
+        )
     if "no cuda-capable device" in text or "error 100" in text:
         visible = facts.env.get("CUDA_VISIBLE_DEVICES")
         if visible is not None:
-            return (f"CUDA_VISIBLE_DEVICES={visible!r} hides every GPU (see ENV001)",
-                    Fix("Unset it or name existing GPUs.", ("unset CUDA_VISIBLE_DEVICES",)))
-        return ("CUDA sees no GPU: a container started without GPUs, or missing /dev/nvidia* nodes (see DEV001)",
-                None)
+            return (
+                f"CUDA_VISIBLE_DEVICES={visible!r} hides every GPU (see ENV001)",
+                Fix("Unset it or name existing GPUs.", ("unset CUDA_VISIBLE_DEVICES",)),
+            )
+        return ("CUDA sees no GPU: a container started without GPUs, or missing /dev/nvidia* nodes (see DEV001)", None)
     if "busy or unavailable" in text or "error 46" in text:
-        return ("the GPU is in an exclusive or prohibited compute mode and in use (see GPU002)",
-                Fix("Set the default compute mode, or use a free GPU.", ("sudo nvidia-smi -c DEFAULT",),
-                    needs_root=True))
+        return (
+            "the GPU is in an exclusive or prohibited compute mode and in use (see GPU002)",
+            Fix("Set the default compute mode, or use a free GPU.", ("sudo nvidia-smi -c DEFAULT",), needs_root=True),
+        )
     if not driver_usable(facts):
         return "the NVIDIA driver is not loaded (see DRV001)", _fixes.load_kernel_module()
     return "see the error text", None
@@ -294,7 +371,6 @@ def _names_for(facts, torch, ccs: list[str]) -> str:
     if torch.unsupported_gpu and torch.unsupported_capability in ccs:
         names.add(torch.unsupported_gpu)
     return ", ".join(sorted(names)) or "this GPU"
-
 
 
 def _one_line(text: str) -> str:

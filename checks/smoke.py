@@ -18,10 +18,14 @@ from gpudoctor.facts.environment import resolve_visible_devices
 from gpudoctor.facts.gpu_state import SLOWING_REASONS
 from gpudoctor.facts.topology_model import nvlink_count
 from gpudoctor.results import Outcome
-
 from gpudoctor_checks import _smoke
 from gpudoctor_checks._frameworks import (
-    capabilities, driver_version, gpu_names, gpus_present, os_and_machine, python_words,
+    capabilities,
+    driver_version,
+    gpu_names,
+    gpus_present,
+    os_and_machine,
+    python_words,
 )
 from gpudoctor_checks._smoke import EVIDENCE, device_words, number, percent, times
 
@@ -55,8 +59,13 @@ def _install_command(facts: Any, smoke: Any, python: str, module: str) -> str:
         return f"{python} -m pip install torch --index-url https://download.pytorch.org/whl/cpu"
     target = smoke.python
     os_name, machine = os_and_machine(target)
-    choice = kb.choose_torch_wheel(driver_version=driver_version(facts), compute_capabilities=capabilities(facts),
-                                   python_version=getattr(target, "version", None), os=os_name, machine=machine)
+    choice = kb.choose_torch_wheel(
+        driver_version=driver_version(facts),
+        compute_capabilities=capabilities(facts),
+        python_version=getattr(target, "version", None),
+        os=os_name,
+        machine=machine,
+    )
     if choice.status == "ok" and choice.requirement:
         index = f" --index-url {choice.index_url}" if choice.index_url else ""
         return f'{python} -m pip install "{choice.requirement}"{index}'
@@ -73,29 +82,55 @@ def _run_failed(facts: Any, smoke: Any) -> Outcome | None:
     if run.status == "not_installed":
         module = smoke.framework or "torch"
         message = f"{label} is not installed in {where}: the smoke workloads have nothing to run on"
-        fix = Fix(f"Install {label} into the Python to test, or point gpudoctor at the one that has it "
-                  "(`--python /path/to/venv/bin/python`).", (_install_command(facts, smoke, python, module),))
+        fix = Fix(
+            f"Install {label} into the Python to test, or point gpudoctor at the one that has it "
+            "(`--python /path/to/venv/bin/python`).",
+            (_install_command(facts, smoke, python, module),),
+        )
         return Outcome(message, [_finding(Severity.WARNING, message, fix)], data)
     if run.status == "import_error":
         message = f"`import {smoke.framework or 'torch'}` fails in {where}: {run.error or 'unknown error'}"
-        return Outcome(message, [_finding(Severity.PROBLEM, message, Fix(
-            "Fix the import first: the PyTorch/TensorFlow checks of `gpudoctor check` name the cause.",
-            ("gpudoctor check",)))], data)
+        return Outcome(
+            message,
+            [
+                _finding(
+                    Severity.PROBLEM,
+                    message,
+                    Fix(
+                        "Fix the import first: the PyTorch/TensorFlow checks of `gpudoctor check` name the cause.",
+                        ("gpudoctor check",),
+                    ),
+                )
+            ],
+            data,
+        )
     if run.status in ("crashed", "timed_out") and not measured:
         if run.error and "interrupt" in run.error.lower():
             message = "the smoke run was interrupted before any workload finished"
-            return Outcome(message, [_finding(Severity.WARNING, message, Fix("Run it again and let it finish.",
-                                                                             ("gpudoctor smoke --quick",)))], data)
+            return Outcome(
+                message,
+                [
+                    _finding(
+                        Severity.WARNING, message, Fix("Run it again and let it finish.", ("gpudoctor smoke --quick",))
+                    )
+                ],
+                data,
+            )
         if run.status == "timed_out":
-            message = f"the smoke run did not finish within its limit ({number(run.duration_s, 's')}) and " \
-                      "reported nothing: a workload hangs, often on a GPU that is stuck or shared"
+            message = (
+                f"the smoke run did not finish within its limit ({number(run.duration_s, 's')}) and "
+                "reported nothing: a workload hangs, often on a GPU that is stuck or shared"
+            )
         else:
             message = f"the smoke run crashed: {run.error or 'no result'}"
             last = _one_line(run.output_tail or "")
             if last and last not in message:
                 message += f" (last output: {last[:200]})"
-        fix = Fix("Run the workloads again with a smaller budget and look at the whole output; check "
-                  "`nvidia-smi` for a GPU that is stuck or busy.", ("gpudoctor smoke --quick -v", "nvidia-smi"))
+        fix = Fix(
+            "Run the workloads again with a smaller budget and look at the whole output; check "
+            "`nvidia-smi` for a GPU that is stuck or busy.",
+            ("gpudoctor smoke --quick -v", "nvidia-smi"),
+        )
         return Outcome(message, [_finding(Severity.PROBLEM, message, fix)], data)
     return None
 
@@ -111,14 +146,18 @@ def _cpu_only_outcome(facts: Any, smoke: Any, data: dict[str, Any], cpu_mm: Any,
         return ok(f"CPU baseline: {baseline_text} (no GPU on this machine){_smoke.stopped_note(smoke)}", data)
     raw = facts.env.get("CUDA_VISIBLE_DEVICES") if facts.env else None
     visible = resolve_visible_devices(raw, len(facts.gpus), [g.uuid for g in facts.gpus if g.uuid])
-    message = (f"the workloads ran only on the CPU though this machine has {gpu_names(facts)}: "
-               f"{smoke.framework or 'the framework'} does not use the GPU")
+    message = (
+        f"the workloads ran only on the CPU though this machine has {gpu_names(facts)}: "
+        f"{smoke.framework or 'the framework'} does not use the GPU"
+    )
     if smoke.errors:
         question, text = next(iter(smoke.errors.items()))
         message += f'; it said ({question}): "{_one_line(text)}"'
     commands = ["gpudoctor check"]
-    summary = ("The framework checks of `gpudoctor check` (TORCH002–TORCH005, TF, JAX) name why the framework "
-               "does not see the GPU and print the command that fixes it.")
+    summary = (
+        "The framework checks of `gpudoctor check` (TORCH002–TORCH005, TF, JAX) name why the framework "
+        "does not see the GPU and print the command that fixes it."
+    )
     if visible.set and visible.hides_all and facts.gpus:
         message += f" (CUDA_VISIBLE_DEVICES={raw!r} hides every GPU)"
         commands.insert(0, "unset CUDA_VISIBLE_DEVICES")
@@ -150,12 +189,18 @@ def acceleration_real(facts, ctx) -> Outcome:
         return failed
     accelerators = _smoke.accelerator_ids(smoke)
     cpu_mm = _best([r for r in smoke.matmul if r.device == "cpu" and r.dtype == "fp32"], "tflops") or _best(
-        [r for r in smoke.matmul if r.device == "cpu"], "tflops")
+        [r for r in smoke.matmul if r.device == "cpu"], "tflops"
+    )
     cpu_cnn = _best([r for r in smoke.cnn if r.device == "cpu" and r.precision == "fp32"], "steps_per_s")
-    data: dict[str, Any] = {"framework": smoke.framework, "framework_version": smoke.framework_version,
-                            "accelerators": accelerators, "cpu_matmul_tflops": getattr(cpu_mm, "tflops", None),
-                            "cpu_cnn_steps_per_s": getattr(cpu_cnn, "steps_per_s", None), "mode": smoke.mode,
-                            "stopped_by": smoke.stopped_by}
+    data: dict[str, Any] = {
+        "framework": smoke.framework,
+        "framework_version": smoke.framework_version,
+        "accelerators": accelerators,
+        "cpu_matmul_tflops": getattr(cpu_mm, "tflops", None),
+        "cpu_cnn_steps_per_s": getattr(cpu_cnn, "steps_per_s", None),
+        "mode": smoke.mode,
+        "stopped_by": smoke.stopped_by,
+    }
     if not accelerators:
         return _cpu_only_outcome(facts, smoke, data, cpu_mm, cpu_cnn)
 
@@ -164,34 +209,52 @@ def acceleration_real(facts, ctx) -> Outcome:
     acc_fp32 = _best([r for r in acc_mm_rows if r.dtype == "fp32"], "tflops")
     acc_cnn = _best([r for r in smoke.cnn if r.device in accelerators], "steps_per_s")
     acc_cnn_fp32 = _best([r for r in smoke.cnn if r.device in accelerators and r.precision == "fp32"], "steps_per_s")
-    data.update({"best_matmul": {"device": acc_best.device, "dtype": acc_best.dtype, "tflops": acc_best.tflops}
-                 if acc_best else None, "accelerator_fp32_tflops": getattr(acc_fp32, "tflops", None),
-                 "best_cnn": {"device": acc_cnn.device, "precision": acc_cnn.precision,
-                              "steps_per_s": acc_cnn.steps_per_s} if acc_cnn else None})
+    data.update(
+        {
+            "best_matmul": {"device": acc_best.device, "dtype": acc_best.dtype, "tflops": acc_best.tflops}
+            if acc_best
+            else None,
+            "accelerator_fp32_tflops": getattr(acc_fp32, "tflops", None),
+            "best_cnn": {"device": acc_cnn.device, "precision": acc_cnn.precision, "steps_per_s": acc_cnn.steps_per_s}
+            if acc_cnn
+            else None,
+        }
+    )
     findings: list[Finding] = []
     failures = [r for r in acc_mm_rows + [r for r in smoke.cnn if r.device in accelerators] if r.error]
     if acc_best is None and acc_cnn is None:
         if failures:
             first = failures[0]
-            message = f"no workload ran on {device_words(smoke, first.device)}: \"{_one_line(first.error)}\""
-            fix = Fix("The error is the framework's own; the PyTorch/CUDA checks of `gpudoctor check` match the "
-                      "usual ones (no kernel image for this GPU, driver too old, out of memory).", ("gpudoctor check",))
+            message = f'no workload ran on {device_words(smoke, first.device)}: "{_one_line(first.error)}"'
+            fix = Fix(
+                "The error is the framework's own; the PyTorch/CUDA checks of `gpudoctor check` match the "
+                "usual ones (no kernel image for this GPU, driver too old, out of memory).",
+                ("gpudoctor check",),
+            )
             return Outcome(message, [_finding(Severity.PROBLEM, message, fix)], data)
         return not_applicable(f"no accelerator workload finished{_smoke.stopped_note(smoke)}", data)
 
     slower = []
     if acc_fp32 is not None and cpu_mm is not None and cpu_mm.dtype == "fp32" and acc_fp32.tflops < cpu_mm.tflops:
-        slower.append(f"fp32 matmul {number(acc_fp32.tflops)} TFLOP/s on {device_words(smoke, acc_fp32.device)} "
-                      f"vs {number(cpu_mm.tflops)} on the CPU")
+        slower.append(
+            f"fp32 matmul {number(acc_fp32.tflops)} TFLOP/s on {device_words(smoke, acc_fp32.device)} "
+            f"vs {number(cpu_mm.tflops)} on the CPU"
+        )
     if acc_cnn_fp32 is not None and cpu_cnn is not None and acc_cnn_fp32.steps_per_s < cpu_cnn.steps_per_s:
-        slower.append(f"CNN step {number(acc_cnn_fp32.steps_per_s)} steps/s on {acc_cnn_fp32.device} vs "
-                      f"{number(cpu_cnn.steps_per_s)} on the CPU")
+        slower.append(
+            f"CNN step {number(acc_cnn_fp32.steps_per_s)} steps/s on {acc_cnn_fp32.device} vs "
+            f"{number(cpu_cnn.steps_per_s)} on the CPU"
+        )
     if slower:
         message = "the accelerator was slower than the CPU: " + "; ".join(slower)
-        fix = Fix("A GPU slower than the CPU is held back (clocks, power limit, another process, a link "
-                  "trained down) or is not doing the work: see SMOKE002 and SMOKE004.",
-                  ("nvidia-smi -q -d PERFORMANCE", "nvidia-smi --query-compute-apps=pid,process_name,used_memory "
-                   "--format=csv"))
+        fix = Fix(
+            "A GPU slower than the CPU is held back (clocks, power limit, another process, a link "
+            "trained down) or is not doing the work: see SMOKE002 and SMOKE004.",
+            (
+                "nvidia-smi -q -d PERFORMANCE",
+                "nvidia-smi --query-compute-apps=pid,process_name,used_memory --format=csv",
+            ),
+        )
         findings.append(_finding(Severity.PROBLEM, message, fix))
 
     parts = []
@@ -214,45 +277,67 @@ def acceleration_real(facts, ctx) -> Outcome:
     if parts:
         summary = f"Acceleration confirmed on {where}: " + ", ".join(parts)
     else:
-        shown = f"matmul {number(acc_best.tflops)} TFLOP/s {acc_best.dtype}" if acc_best else \
-            f"CNN {number(acc_cnn.steps_per_s)} steps/s"
+        shown = (
+            f"matmul {number(acc_best.tflops)} TFLOP/s {acc_best.dtype}"
+            if acc_best
+            else f"CNN {number(acc_cnn.steps_per_s)} steps/s"
+        )
         summary = f"{where} runs the workloads ({shown}); no CPU baseline was measured to compare"
     for failure in failures:
-        findings.append(_finding(Severity.WARNING, f"{getattr(failure, 'dtype', None) or failure.precision} on "
-                                 f"{device_words(smoke, failure.device)} failed: \"{_one_line(failure.error)}\""))
+        findings.append(
+            _finding(
+                Severity.WARNING,
+                f"{getattr(failure, 'dtype', None) or failure.precision} on "
+                f'{device_words(smoke, failure.device)} failed: "{_one_line(failure.error)}"',
+            )
+        )
     listed = len(facts.gpus)
     if listed > len(accelerators):
-        findings.append(_finding(Severity.INFO, f"the framework used {len(accelerators)} of the {listed} GPUs the "
-                                 "driver lists (CUDA_VISIBLE_DEVICES, or GPUs it cannot use)"))
+        findings.append(
+            _finding(
+                Severity.INFO,
+                f"the framework used {len(accelerators)} of the {listed} GPUs the "
+                "driver lists (CUDA_VISIBLE_DEVICES, or GPUs it cannot use)",
+            )
+        )
     return Outcome(summary + _smoke.stopped_note(smoke), findings, data)
 
 
 # --------------------------------------------------------------------------- SMOKE002
 
 
-def _matmul_causes(facts: Any, smoke: Any, found: Any, rows: list[Any], low: list[tuple[Any, float, float]],
-                   spec: kb.GpuSpec) -> tuple[list[str], list[str]]:
+def _matmul_causes(
+    facts: Any, smoke: Any, found: Any, rows: list[Any], low: list[tuple[Any, float, float]], spec: kb.GpuSpec
+) -> tuple[list[str], list[str]]:
     """Likely causes of a slow matmul from what the evidence shows, and the commands that check or fix them."""
     causes: list[str] = []
     index = _smoke.smi_index(facts, found)
     flag = f" -i {index}" if index is not None else ""
-    commands = [f"nvidia-smi -q -d PERFORMANCE{flag}",
-                "nvidia-smi --query-compute-apps=pid,process_name,used_memory --format=csv"]
+    commands = [
+        f"nvidia-smi -q -d PERFORMANCE{flag}",
+        "nvidia-smi --query-compute-apps=pid,process_name,used_memory --format=csv",
+    ]
     state = _smoke.state_for(facts, found)
     if state is not None:
         slowing = state.slowing_reasons
         if slowing:
-            causes.append("clocks were held back when the evidence was read: "
-                          + "; ".join(SLOWING_REASONS[reason] for reason in slowing))
+            causes.append(
+                "clocks were held back when the evidence was read: "
+                + "; ".join(SLOWING_REASONS[reason] for reason in slowing)
+            )
         if state.power_capped:
-            causes.append(f"the power limit is {state.power_limit_w:g} W, below the board's default "
-                          f"{state.default_power_limit_w:g} W")
+            causes.append(
+                f"the power limit is {state.power_limit_w:g} W, below the board's default "
+                f"{state.default_power_limit_w:g} W"
+            )
             commands.append(f"nvidia-smi -q -d POWER{flag}")
             commands.append(f"sudo nvidia-smi{flag} -pl {state.default_power_limit_w:g}")
         others = [p for p in state.processes if p.type is None or "C" in p.type]
         if others:
-            shown = ", ".join(f"{p.name or '?'} (PID {p.pid}{', ' + str(p.used_mib) + ' MiB' if p.used_mib else ''})"
-                              for p in others[:3])
+            shown = ", ".join(
+                f"{p.name or '?'} (PID {p.pid}{', ' + str(p.used_mib) + ' MiB' if p.used_mib else ''})"
+                for p in others[:3]
+            )
             more = f" and {len(others) - 3} more" if len(others) > 3 else ""
             causes.append(f"other processes were using this GPU: {shown}{more}")
         if state.mig_enabled:
@@ -260,28 +345,42 @@ def _matmul_causes(facts: Any, smoke: Any, found: Any, rows: list[Any], low: lis
     gpu = _smoke.gpu_for_device(facts, found)
     if (state is None or not state.mig_enabled) and gpu is not None and gpu.mig_mode_current == "Enabled":
         causes.append("MIG is enabled: the work ran on a MIG slice, a fraction of the GPU")
-    if found is not None and found.memory_total_mib and found.memory_free_mib is not None \
-            and found.memory_free_mib < 0.5 * found.memory_total_mib:
-        causes.append(f"only {found.memory_free_mib} of {found.memory_total_mib} MiB were free: something else "
-                      "holds this GPU")
+    if (
+        found is not None
+        and found.memory_total_mib
+        and found.memory_free_mib is not None
+        and found.memory_free_mib < 0.5 * found.memory_total_mib
+    ):
+        causes.append(
+            f"only {found.memory_free_mib} of {found.memory_total_mib} MiB were free: something else holds this GPU"
+        )
     by_dtype = {r.dtype: r for r in rows if r.tflops is not None}
     low_dtypes = {r.dtype for r, _, _ in low}
     fp32 = by_dtype.get("fp32")
     fp32_fine = fp32 is not None and spec.fp32_tflops and fp32.tflops >= BELOW_SPEC * spec.fp32_tflops
     if fp32_fine and low_dtypes & {"fp16", "bf16", "tf32"}:
-        causes.append(f"{'/'.join(sorted(low_dtypes))} ran far below the tensor-core rate while fp32 is fine: the "
-                      "matmuls may not use tensor cores (a dtype or shape the kernels do not cover, or a framework "
-                      "build without tensor-core kernels for this GPU)")
+        causes.append(
+            f"{'/'.join(sorted(low_dtypes))} ran far below the tensor-core rate while fp32 is fine: the "
+            "matmuls may not use tensor cores (a dtype or shape the kernels do not cover, or a framework "
+            "build without tensor-core kernels for this GPU)"
+        )
     tf32 = by_dtype.get("tf32")
     if "tf32" in low_dtypes and tf32 is not None and fp32 is not None and tf32.tflops < 1.2 * fp32.tflops:
         override = facts.env.get("NVIDIA_TF32_OVERRIDE") if facts.env else None
-        causes.append("tf32 ran at the fp32 rate: TF32 is switched off" + (
-            f" (NVIDIA_TF32_OVERRIDE={override})" if override is not None else
-            " (torch.backends.cuda.matmul.allow_tf32 / NVIDIA_TF32_OVERRIDE=0)"))
+        causes.append(
+            "tf32 ran at the fp32 rate: TF32 is switched off"
+            + (
+                f" (NVIDIA_TF32_OVERRIDE={override})"
+                if override is not None
+                else " (torch.backends.cuda.matmul.allow_tf32 / NVIDIA_TF32_OVERRIDE=0)"
+            )
+        )
     small = [r.n for r, _, _ in low if r.n is not None and r.n < SMALL_MATMUL]
     if small:
-        causes.append(f"n={min(small)} may be too small to keep this GPU busy (quick mode): "
-                      "`gpudoctor smoke --full` uses larger matrices")
+        causes.append(
+            f"n={min(small)} may be too small to keep this GPU busy (quick mode): "
+            "`gpudoctor smoke --full` uses larger matrices"
+        )
     return causes, commands
 
 
@@ -330,32 +429,50 @@ def matmul_vs_spec(facts, ctx) -> Outcome:
             judged.append(f"{row.dtype} {number(row.tflops)} TFLOP/s ({percent(row.tflops, peak)} of {peak:g})")
             if row.tflops < BELOW_SPEC * peak:
                 low.append((row, row.tflops, peak))
-        per_device[device_id] = {"spec": spec.name, "measured": {r.dtype: r.tflops for r in rows},
-                                 "peak": {r.dtype: spec.peak_tflops(r.dtype) for r in rows}}
+        per_device[device_id] = {
+            "spec": spec.name,
+            "measured": {r.dtype: r.tflops for r in rows},
+            "peak": {r.dtype: spec.peak_tflops(r.dtype) for r in rows},
+        }
         if not judged:
-            unknown.append(f"{device_words(smoke, device_id)}: {measured} TFLOP/s (the {spec.name} sheet has no "
-                           "figure for these dtypes)")
+            unknown.append(
+                f"{device_words(smoke, device_id)}: {measured} TFLOP/s (the {spec.name} sheet has no "
+                "figure for these dtypes)"
+            )
             continue
         lines.append(f"{device_id} {spec.name}: " + ", ".join(judged))
         if low:
             causes, commands = _matmul_causes(facts, smoke, found, rows, low, spec)
-            shown = "; ".join(f"{row.dtype} {number(value)} TFLOP/s is {percent(value, peak)} of the {peak:g} "
-                              f"of its spec" for row, value, peak in low)
-            message = f"{device_words(smoke, device_id)} runs matmul below half of its spec sheet ({spec.name}): " \
-                      f"{shown}"
-            message += (". Likely: " + "; ".join(causes)) if causes else \
-                ". The evidence shows no cause (it was read before the run): look while the work runs"
-            fix = Fix("Look at the clock-event reasons and processes while `gpudoctor smoke --full` runs, restore "
-                      "the default power limit, fix cooling, stop other jobs on the GPU.", tuple(commands),
-                      needs_root=any(c.startswith("sudo") for c in commands))
+            shown = "; ".join(
+                f"{row.dtype} {number(value)} TFLOP/s is {percent(value, peak)} of the {peak:g} of its spec"
+                for row, value, peak in low
+            )
+            message = (
+                f"{device_words(smoke, device_id)} runs matmul below half of its spec sheet ({spec.name}): {shown}"
+            )
+            message += (
+                (". Likely: " + "; ".join(causes))
+                if causes
+                else ". The evidence shows no cause (it was read before the run): look while the work runs"
+            )
+            fix = Fix(
+                "Look at the clock-event reasons and processes while `gpudoctor smoke --full` runs, restore "
+                "the default power limit, fix cooling, stop other jobs on the GPU.",
+                tuple(commands),
+                needs_root=any(c.startswith("sudo") for c in commands),
+            )
             findings.append(_finding(Severity.WARNING, message, fix))
             per_device[device_id]["causes"] = causes
     data = {"devices": per_device, "threshold": BELOW_SPEC}
     if not lines and not unknown:
         return not_applicable(f"no accelerator matmul finished{_smoke.stopped_note(smoke)}", data)
     if unknown:
-        findings.append(_finding(Severity.INFO, "no spec sheet to compare in the knowledge base (`gpudoctor kb "
-                                 "specs`) for " + "; ".join(unknown)))
+        findings.append(
+            _finding(
+                Severity.INFO,
+                "no spec sheet to compare in the knowledge base (`gpudoctor kb specs`) for " + "; ".join(unknown),
+            )
+        )
     if findings and findings[0].severity is Severity.WARNING:
         return Outcome(findings[0].message, findings, data)
     summary = "; ".join(lines) if lines else "measured, no spec sheet to compare: " + "; ".join(unknown)
@@ -368,14 +485,21 @@ def matmul_vs_spec(facts, ctx) -> Outcome:
 def _cnn_fix(error: str) -> Fix:
     lowered = error.lower()
     if "out of memory" in lowered:
-        return Fix("The GPU ran out of memory for a small model: other processes hold its memory.",
-                   ("nvidia-smi --query-compute-apps=pid,process_name,used_memory --format=csv",))
+        return Fix(
+            "The GPU ran out of memory for a small model: other processes hold its memory.",
+            ("nvidia-smi --query-compute-apps=pid,process_name,used_memory --format=csv",),
+        )
     if "cudnn" in lowered:
-        return Fix("cuDNN failed: the cuDNN the framework loaded does not fit this GPU or driver; the cuDNN and "
-                   "PyTorch checks of `gpudoctor check` show which one it loaded.", ("gpudoctor check",))
+        return Fix(
+            "cuDNN failed: the cuDNN the framework loaded does not fit this GPU or driver; the cuDNN and "
+            "PyTorch checks of `gpudoctor check` show which one it loaded.",
+            ("gpudoctor check",),
+        )
     if "no kernel image" in lowered:
-        return Fix("The framework has no kernels for this GPU's architecture: TORCH004 prints the wheel that has.",
-                   ("gpudoctor check",))
+        return Fix(
+            "The framework has no kernels for this GPU's architecture: TORCH004 prints the wheel that has.",
+            ("gpudoctor check",),
+        )
     return Fix("The error is the framework's own; `gpudoctor check` matches the usual causes.", ("gpudoctor check",))
 
 
@@ -399,32 +523,48 @@ def cnn_trains(facts, ctx) -> Outcome:
         return skipped
     rows = list(smoke.cnn)
     ran = [r for r in rows if not r.skipped]
-    data: dict[str, Any] = {"runs": [{"device": r.device, "precision": r.precision, "loss_first": r.loss_first,
-                                      "loss_last": r.loss_last, "loss_decreased": r.loss_decreased,
-                                      "steps_per_s": r.steps_per_s, "error": r.error, "skipped": r.skipped}
-                                     for r in rows]}
+    data: dict[str, Any] = {
+        "runs": [
+            {
+                "device": r.device,
+                "precision": r.precision,
+                "loss_first": r.loss_first,
+                "loss_last": r.loss_last,
+                "loss_decreased": r.loss_decreased,
+                "steps_per_s": r.steps_per_s,
+                "error": r.error,
+                "skipped": r.skipped,
+            }
+            for r in rows
+        ]
+    }
     if not ran:
         reasons = "; ".join(f"{r.device} {r.precision}: {r.skipped}" for r in rows)
-        return not_applicable(f"the CNN step did not run{_smoke.stopped_note(smoke)}"
-                              + (f" ({reasons})" if reasons else ""), data)
+        return not_applicable(
+            f"the CNN step did not run{_smoke.stopped_note(smoke)}" + (f" ({reasons})" if reasons else ""), data
+        )
     findings: list[Finding] = []
     fine = []
     for row in ran:
         where = f"{device_words(smoke, row.device)} {row.precision}"
         if row.error:
-            message = f"the CNN training step fails on {where}: \"{_one_line(row.error, 400)}\""
+            message = f'the CNN training step fails on {where}: "{_one_line(row.error, 400)}"'
             findings.append(_finding(Severity.PROBLEM, message, _cnn_fix(row.error)))
             continue
         decreased = row.loss_decreased
         if decreased is None and row.loss_first is not None and row.loss_last is not None:
             decreased = row.loss_last < row.loss_first
-        losses = f"{number(row.loss_first)} → " + (number(row.loss_last) if row.loss_last is not None
-                                                    else "not a finite number")
+        losses = f"{number(row.loss_first)} → " + (
+            number(row.loss_last) if row.loss_last is not None else "not a finite number"
+        )
         if decreased is False:
             message = f"the CNN step runs on {where} but the loss did not go down ({losses}): it does not train"
-            fix = Fix("Compare with the CPU and with fp32: a model that does not learn on synthetic data only on one "
-                      "device or precision points at that device's numerics (mixed-precision overflow, a broken "
-                      "kernel).", ("gpudoctor smoke --full",))
+            fix = Fix(
+                "Compare with the CPU and with fp32: a model that does not learn on synthetic data only on one "
+                "device or precision points at that device's numerics (mixed-precision overflow, a broken "
+                "kernel).",
+                ("gpudoctor smoke --full",),
+            )
             findings.append(_finding(Severity.PROBLEM, message, fix))
         elif decreased is True:
             fine.append(f"{row.device} {row.precision} {losses}")
@@ -448,8 +588,10 @@ def _numa_hint(facts: Any, found: Any) -> tuple[str | None, str | None]:
         return None, None
     if node is None:
         return "this machine has several NUMA nodes: a copy from memory on the far node is slower", None
-    return (f"this machine has {len(nodes)} NUMA nodes and the GPU hangs off node {node}: pinned memory on the "
-            "other node crosses the CPU interconnect"), f"numactl --cpunodebind={node} --membind={node} gpudoctor smoke"
+    return (
+        f"this machine has {len(nodes)} NUMA nodes and the GPU hangs off node {node}: pinned memory on the "
+        "other node crosses the CPU interconnect"
+    ), f"numactl --cpunodebind={node} --membind={node} gpudoctor smoke"
 
 
 def _link_findings(facts: Any, smoke: Any, device_id: str, pinned: list[Any], data: dict[str, Any]) -> list[Finding]:
@@ -463,29 +605,48 @@ def _link_findings(facts: Any, smoke: Any, device_id: str, pinned: list[Any], da
     data[device_id] = entry
     if link is None or link.rate_now is None:
         entry["link"] = None
-        return [_finding(Severity.INFO, f"{where}: pinned {best.direction} {number(best.gbps, 'GB/s')}; the "
-                         "PCIe link it is on is not in the evidence, so there is nothing to compare")]
-    entry["link"] = {"gen_now": link.gen_now, "width_now": link.width_now, "gen_max": link.gen_max,
-                     "width_max": link.width_max, "source": link.source, "rate_now_gbps": link.rate_now,
-                     "rate_max_gbps": link.rate_max}
+        return [
+            _finding(
+                Severity.INFO,
+                f"{where}: pinned {best.direction} {number(best.gbps, 'GB/s')}; the "
+                "PCIe link it is on is not in the evidence, so there is nothing to compare",
+            )
+        ]
+    entry["link"] = {
+        "gen_now": link.gen_now,
+        "width_now": link.width_now,
+        "gen_max": link.gen_max,
+        "width_max": link.width_max,
+        "source": link.source,
+        "rate_now_gbps": link.rate_now,
+        "rate_max_gbps": link.rate_max,
+    }
     findings: list[Finding] = []
     reference, link_words = link.rate_now, link.words()
     slower_gen = bool(link.gen_max and link.gen_now and link.gen_now < link.gen_max)
     if slower_gen and best.gbps > 1.1 * link.rate_now and link.rate_at_full_speed:
         # Faster than the link as read allows: it was read idle, at a lowered speed, and trained up under load.
         reference, link_words = link.rate_at_full_speed, link.words(link.gen_max, link.width_now)
-        findings.append(_finding(Severity.INFO, (
-            f"{where}: the link showed {link.words()} when the evidence was read, slowed down while idle; under load "
-            f"it ran faster ({number(best.gbps, 'GB/s')} is more than {link.words()} carries), so it is judged as "
-            f"{link_words}")))
+        findings.append(
+            _finding(
+                Severity.INFO,
+                (
+                    f"{where}: the link showed {link.words()} when the evidence was read, slowed down while idle; under load "
+                    f"it ran faster ({number(best.gbps, 'GB/s')} is more than {link.words()} carries), so it is judged as "
+                    f"{link_words}"
+                ),
+            )
+        )
     entry["judged_against_gbps"] = reference
     ratio = best.gbps / reference
     entry["fraction"] = round(ratio, 3)
     shown = ", ".join(f"{r.direction} {number(r.gbps, 'GB/s')}" for r in pinned)
     index = _smoke.smi_index(facts, found)
     flag = f" -i {index}" if index is not None else ""
-    query = ("nvidia-smi --query-gpu=index,pcie.link.gen.current,pcie.link.gen.max,pcie.link.width.current,"
-             "pcie.link.width.max --format=csv")
+    query = (
+        "nvidia-smi --query-gpu=index,pcie.link.gen.current,pcie.link.gen.max,pcie.link.width.current,"
+        "pcie.link.width.max --format=csv"
+    )
     narrow = bool(link.width_max and link.width_now and link.width_now < link.width_max)
     stuck = slower_gen and reference == link.rate_now
     full = link.rate_max
@@ -493,37 +654,59 @@ def _link_findings(facts: Any, smoke: Any, device_id: str, pinned: list[Any], da
         causes = []
         commands = [query, f"nvidia-smi -q -d PCIE{flag}"]
         if narrow:
-            causes.append(f"the link trained down to x{link.width_now} of its x{link.width_max}: a card not seated "
-                          "fully, a riser or a slot wired with fewer lanes")
+            causes.append(
+                f"the link trained down to x{link.width_now} of its x{link.width_max}: a card not seated "
+                "fully, a riser or a slot wired with fewer lanes"
+            )
         if stuck:
-            causes.append(f"the link runs at Gen{link.gen_now} of its Gen{link.gen_max} and stayed there under load "
-                          "(GPUs slow an idle link, but a transfer should bring it to full speed): a riser or "
-                          "cable, or the slot's PCIe speed set in the BIOS")
+            causes.append(
+                f"the link runs at Gen{link.gen_now} of its Gen{link.gen_max} and stayed there under load "
+                "(GPUs slow an idle link, but a transfer should bring it to full speed): a riser or "
+                "cable, or the slot's PCIe speed set in the BIOS"
+            )
         hint, numactl = _numa_hint(facts, found)
         if hint:
             causes.append(hint)
             if numactl:
                 commands.append(numactl)
         if not causes:
-            causes.append("something else shares the link or the host memory (other transfers, an IOMMU in "
-                          "translation mode, a VM)")
+            causes.append(
+                "something else shares the link or the host memory (other transfers, an IOMMU in "
+                "translation mode, a VM)"
+            )
         if ratio < BELOW_SPEC:
-            message = (f"{where}: pinned host↔device bandwidth {shown} is {percent(best.gbps, reference)} of the "
-                       f"{link_words} link ({number(reference, 'GB/s')} per direction)")
+            message = (
+                f"{where}: pinned host↔device bandwidth {shown} is {percent(best.gbps, reference)} of the "
+                f"{link_words} link ({number(reference, 'GB/s')} per direction)"
+            )
         else:
-            message = (f"{where}: pinned host↔device bandwidth {shown} fits the {link_words} link it is on, but "
-                       f"the GPU and slot can do {link.words(link.gen_max, link.width_max)} "
-                       f"({number(full, 'GB/s')})")
+            message = (
+                f"{where}: pinned host↔device bandwidth {shown} fits the {link_words} link it is on, but "
+                f"the GPU and slot can do {link.words(link.gen_max, link.width_max)} "
+                f"({number(full, 'GB/s')})"
+            )
         message += ". Likely: " + "; ".join(causes)
-        fix = Fix("Reseat the card in a full x16 slot (no riser), set the slot to its full PCIe generation in the "
-                  "BIOS, and keep the work on the GPU's NUMA node; then check the link under load.", tuple(commands))
+        fix = Fix(
+            "Reseat the card in a full x16 slot (no riser), set the slot to its full PCIe generation in the "
+            "BIOS, and keep the work on the GPU's NUMA node; then check the link under load.",
+            tuple(commands),
+        )
         findings.insert(0, _finding(Severity.WARNING, message, fix))
         entry["causes"] = causes
     else:
-        built = ("; the link as trained is not in the evidence, so this is the link the product is built for"
-                 if link.source == "spec sheet" else "")
-        findings.insert(0, _finding(Severity.INFO, f"{where}: pinned {shown} = {percent(best.gbps, reference)} of "
-                                    f"the {link_words} link ({number(reference, 'GB/s')}){built}"))
+        built = (
+            "; the link as trained is not in the evidence, so this is the link the product is built for"
+            if link.source == "spec sheet"
+            else ""
+        )
+        findings.insert(
+            0,
+            _finding(
+                Severity.INFO,
+                f"{where}: pinned {shown} = {percent(best.gbps, reference)} of "
+                f"the {link_words} link ({number(reference, 'GB/s')}){built}",
+            ),
+        )
     return findings
 
 
@@ -557,15 +740,27 @@ def bandwidth_vs_link(facts, ctx) -> Outcome:
     findings: list[Finding] = []
     for row in rows:
         if row.error:
-            message = (f"{row.direction} copy ({row.memory}) on {device_words(smoke, row.device)} failed: "
-                       f"\"{_one_line(row.error)}\"")
-            findings.append(_finding(Severity.PROBLEM, message, Fix("The copy error is the driver's; see the "
-                                                                    "kernel log for Xid errors.",
-                                                                    ("sudo dmesg | grep -i -E 'NVRM|Xid'",))))
+            message = (
+                f"{row.direction} copy ({row.memory}) on {device_words(smoke, row.device)} failed: "
+                f'"{_one_line(row.error)}"'
+            )
+            findings.append(
+                _finding(
+                    Severity.PROBLEM,
+                    message,
+                    Fix(
+                        "The copy error is the driver's; see the kernel log for Xid errors.",
+                        ("sudo dmesg | grep -i -E 'NVRM|Xid'",),
+                    ),
+                )
+            )
     for device_id in accelerators:
         found = _smoke.device(smoke, device_id)
-        pinned = [r for r in rows if r.device == device_id and r.memory == "pinned" and r.direction in ("h2d", "d2h")
-                  and r.gbps]
+        pinned = [
+            r
+            for r in rows
+            if r.device == device_id and r.memory == "pinned" and r.direction in ("h2d", "d2h") and r.gbps
+        ]
         if pinned:
             findings.extend(_link_findings(facts, smoke, device_id, pinned, data))
         pageable = [r for r in rows if r.device == device_id and r.memory == "pageable" and r.gbps]
@@ -578,19 +773,35 @@ def bandwidth_vs_link(facts, ctx) -> Outcome:
             data.setdefault(device_id, {}).update({"d2d_gbps": d2d.gbps, "memory_spec_gbps": spec.memory_bandwidth_gbs})
             # A device copy reads and writes every byte; counted once it shows 35-50% of the memory's rate.
             if fraction < 0.25:
-                findings.append(_finding(Severity.WARNING, (
-                    f"{device_words(smoke, device_id)}: device memory copy {number(d2d.gbps, 'GB/s')} is "
-                    f"{percent(d2d.gbps, spec.memory_bandwidth_gbs)} of the {spec.memory_bandwidth_gbs:g} GB/s of "
-                    f"its memory ({spec.name}); a copy reads and writes each byte, but even so this is low: clocks "
-                    "held down or another process on the GPU (see SMOKE002)"),
-                    Fix("Look at memory clocks and processes while the work runs.",
-                        ("nvidia-smi -q -d CLOCK,PERFORMANCE",
-                         "nvidia-smi --query-compute-apps=pid,process_name,used_memory --format=csv"))))
+                findings.append(
+                    _finding(
+                        Severity.WARNING,
+                        (
+                            f"{device_words(smoke, device_id)}: device memory copy {number(d2d.gbps, 'GB/s')} is "
+                            f"{percent(d2d.gbps, spec.memory_bandwidth_gbs)} of the {spec.memory_bandwidth_gbs:g} GB/s of "
+                            f"its memory ({spec.name}); a copy reads and writes each byte, but even so this is low: clocks "
+                            "held down or another process on the GPU (see SMOKE002)"
+                        ),
+                        Fix(
+                            "Look at memory clocks and processes while the work runs.",
+                            (
+                                "nvidia-smi -q -d CLOCK,PERFORMANCE",
+                                "nvidia-smi --query-compute-apps=pid,process_name,used_memory --format=csv",
+                            ),
+                        ),
+                    )
+                )
             else:
-                findings.append(_finding(Severity.INFO, (
-                    f"{device_id}: device memory copy {number(d2d.gbps, 'GB/s')} "
-                    f"({percent(d2d.gbps, spec.memory_bandwidth_gbs)} of the memory's {spec.memory_bandwidth_gbs:g} "
-                    "GB/s; a copy reads and writes each byte)")))
+                findings.append(
+                    _finding(
+                        Severity.INFO,
+                        (
+                            f"{device_id}: device memory copy {number(d2d.gbps, 'GB/s')} "
+                            f"({percent(d2d.gbps, spec.memory_bandwidth_gbs)} of the memory's {spec.memory_bandwidth_gbs:g} "
+                            "GB/s; a copy reads and writes each byte)"
+                        ),
+                    )
+                )
     worst = worst_finding(findings)
     if worst is not None:
         return Outcome(worst.message, findings, data)
@@ -628,8 +839,9 @@ def _pair_expectation(facts: Any, smoke: Any, src: Any, dst: Any) -> tuple[str |
         # NVLink must at least beat PCIe; how much more depends on how many links reach this peer.
         spec = _smoke.spec_for(facts, src)
         upper = spec.nvlink_gbps_per_direction if spec is not None else None
-        words = f"{cell}: {links} NVLinks" + (f", up to {upper:g} GB/s per direction over all of the GPU's links"
-                                               if upper else "")
+        words = f"{cell}: {links} NVLinks" + (
+            f", up to {upper:g} GB/s per direction over all of the GPU's links" if upper else ""
+        )
         return cell, pcie, 1.0, words
     if pcie is None:
         return cell, None, BELOW_SPEC, "unknown (no PCIe link in the evidence)"
@@ -663,23 +875,36 @@ def peer_to_peer(facts, ctx) -> Outcome:
     for row in smoke.p2p:
         src, dst = _smoke.device(smoke, row.src), _smoke.device(smoke, row.dst)
         cell, expected, fraction, words = _pair_expectation(facts, smoke, src, dst)
-        pairs.append({"src": row.src, "dst": row.dst, "access": row.access, "gbps": row.gbps, "topology": cell,
-                      "expected_gbps": expected, "error": row.error})
+        pairs.append(
+            {
+                "src": row.src,
+                "dst": row.dst,
+                "access": row.access,
+                "gbps": row.gbps,
+                "topology": cell,
+                "expected_gbps": expected,
+                "error": row.error,
+            }
+        )
         pair = f"{row.src}→{row.dst}" + (f" ({cell})" if cell else "")
         if row.error:
-            findings.append(_finding(Severity.PROBLEM, f"peer copy {pair} failed: \"{_one_line(row.error)}\"",
-                                     _P2P_FIX))
+            findings.append(_finding(Severity.PROBLEM, f'peer copy {pair} failed: "{_one_line(row.error)}"', _P2P_FIX))
         elif row.access is False:
-            findings.append(_finding(Severity.WARNING, f"no peer access {pair}: copies go through host memory",
-                                     _P2P_FIX))
+            findings.append(
+                _finding(Severity.WARNING, f"no peer access {pair}: copies go through host memory", _P2P_FIX)
+            )
         elif row.gbps is not None and expected and row.gbps < fraction * expected:
             if nvlink_count(cell):
-                message = (f"peer copy {pair} {number(row.gbps, 'GB/s')} is slower than even the PCIe link "
-                           f"({number(expected, 'GB/s')}): the copies do not go over the NVLinks ({words})")
+                message = (
+                    f"peer copy {pair} {number(row.gbps, 'GB/s')} is slower than even the PCIe link "
+                    f"({number(expected, 'GB/s')}): the copies do not go over the NVLinks ({words})"
+                )
             else:
                 message = f"peer copy {pair} {number(row.gbps, 'GB/s')}, below what its path allows: {words}"
-            fix = Fix("Check the NVLinks and the PCIe path between the pair.",
-                      ("nvidia-smi nvlink -s", "nvidia-smi topo -m", "nvidia-smi topo -p2p r"))
+            fix = Fix(
+                "Check the NVLinks and the PCIe path between the pair.",
+                ("nvidia-smi nvlink -s", "nvidia-smi topo -m", "nvidia-smi topo -p2p r"),
+            )
             findings.append(_finding(Severity.WARNING, message, fix))
         elif row.gbps is not None:
             fine.append(f"{pair} {number(row.gbps, 'GB/s')}")
@@ -701,27 +926,41 @@ def peer_to_peer(facts, ctx) -> Outcome:
 def _allreduce_fix(error: str) -> Fix:
     lowered = error.lower()
     if "shm" in lowered or "shared memory" in lowered or "bus error" in lowered:
-        return Fix("NCCL and gloo need shared memory; a container's default /dev/shm (64 MB) is too small. Start "
-                   "the container with --ipc=host or a larger --shm-size.",
-                   ("df -h /dev/shm", "docker run --ipc=host ...  # or --shm-size=16g"))
+        return Fix(
+            "NCCL and gloo need shared memory; a container's default /dev/shm (64 MB) is too small. Start "
+            "the container with --ipc=host or a larger --shm-size.",
+            ("df -h /dev/shm", "docker run --ipc=host ...  # or --shm-size=16g"),
+        )
     if "address already in use" in lowered:
         return Fix("The rendezvous port is taken; pick another.", ("export MASTER_PORT=29533",))
-    return Fix("Run it again with NCCL's own log to see which transport fails.",
-               ("NCCL_DEBUG=INFO gpudoctor smoke --full",))
+    return Fix(
+        "Run it again with NCCL's own log to see which transport fails.", ("NCCL_DEBUG=INFO gpudoctor smoke --full",)
+    )
 
 
 def _allreduce_expectation(facts: Any, smoke: Any) -> tuple[float | None, str]:
     gpus = smoke.accelerators
     topo = _smoke.topology(facts)
     indices = [_smoke.smi_index(facts, d) for d in gpus]
-    cells = [topo.gpu_link(a, b) for i, a in enumerate(indices) for b in indices[i + 1:]
-             if topo is not None and a is not None and b is not None] if topo is not None else []
+    cells = (
+        [
+            topo.gpu_link(a, b)
+            for i, a in enumerate(indices)
+            for b in indices[i + 1 :]
+            if topo is not None and a is not None and b is not None
+        ]
+        if topo is not None
+        else []
+    )
     if cells and all(nvlink_count(cell) for cell in cells):
         spec = _smoke.spec_for(facts, gpus[0]) if gpus else None
         if spec is not None and spec.nvlink_gbps_per_direction:
             return spec.nvlink_gbps_per_direction, f"NVLink ({spec.nvlink_gbps_per_direction:g} GB/s per direction)"
-    rates = [link.rate_at_full_speed for link in (_smoke.link_or_spec(facts, d) for d in gpus)
-             if link is not None and link.rate_at_full_speed]
+    rates = [
+        link.rate_at_full_speed
+        for link in (_smoke.link_or_spec(facts, d) for d in gpus)
+        if link is not None and link.rate_at_full_speed
+    ]
     if rates:
         return min(rates), f"PCIe ({min(rates):g} GB/s per direction)"
     return None, "unknown"
@@ -749,48 +988,74 @@ def allreduce_works(facts, ctx) -> Outcome:
     result = smoke.allreduce
     if result is None:
         return not_applicable(f"the all-reduce was not run{_smoke.stopped_note(smoke)}")
-    data = {"backend": result.backend, "world_size": result.world_size, "device_kind": result.device_kind,
-            "bytes": result.bytes, "busbw_gbps": result.busbw_gbps, "algbw_gbps": result.algbw_gbps,
-            "ddp_step_s": result.ddp_step_s, "ddp_loss_decreased": result.ddp_loss_decreased}
+    data = {
+        "backend": result.backend,
+        "world_size": result.world_size,
+        "device_kind": result.device_kind,
+        "bytes": result.bytes,
+        "busbw_gbps": result.busbw_gbps,
+        "algbw_gbps": result.algbw_gbps,
+        "ddp_step_s": result.ddp_step_s,
+        "ddp_loss_decreased": result.ddp_loss_decreased,
+    }
     findings: list[Finding] = []
     if result.error:
         text = _one_line(result.error, 400)
         out_of_time = any(word in result.error.lower() for word in ("time left", "budget", "did not finish in"))
         if result.busbw_gbps is None:
-            message = f"the {result.backend or ''} all-reduce failed: \"{text}\"".replace("  ", " ")
+            message = f'the {result.backend or ""} all-reduce failed: "{text}"'.replace("  ", " ")
             return Outcome(message, [_finding(Severity.PROBLEM, message, _allreduce_fix(result.error))], data)
         if out_of_time:
             # The all-reduce was measured; only the data-parallel step ran out of the run's time.
             findings.append(_finding(Severity.INFO, f"the data-parallel step was not finished: {text}"))
         else:
-            message = f"the all-reduce ran, but the data-parallel step failed: \"{text}\""
+            message = f'the all-reduce ran, but the data-parallel step failed: "{text}"'
             findings.append(_finding(Severity.PROBLEM, message, _allreduce_fix(result.error)))
     elif result.skipped:
         return not_applicable(f"the all-reduce was skipped: {result.skipped}", data)
     ranks = f"{result.world_size} ranks" if result.world_size else "ranks"
     size = f"{result.bytes / 1e6:.0f} MB" if result.bytes else "a buffer"
-    summary = (f"{result.backend or '?'} all-reduce of {size} across {ranks}: busbw "
-               f"{number(result.busbw_gbps, 'GB/s')}")
+    summary = f"{result.backend or '?'} all-reduce of {size} across {ranks}: busbw {number(result.busbw_gbps, 'GB/s')}"
     step = f"; data-parallel step {result.ddp_step_s * 1000:.0f} ms" if result.ddp_step_s is not None else ""
     if result.ddp_loss_decreased is False:
-        message = f"the data-parallel step runs across {ranks} but its loss did not go down: gradients are not " \
-                  "averaged correctly or the step does not train"
-        findings.append(_finding(Severity.PROBLEM, message, Fix(
-            "Run the step on one GPU and on two and compare the losses.", ("gpudoctor smoke --full",))))
+        message = (
+            f"the data-parallel step runs across {ranks} but its loss did not go down: gradients are not "
+            "averaged correctly or the step does not train"
+        )
+        findings.append(
+            _finding(
+                Severity.PROBLEM,
+                message,
+                Fix("Run the step on one GPU and on two and compare the losses.", ("gpudoctor smoke --full",)),
+            )
+        )
     if result.device_kind == "cpu" or result.backend == "gloo":
         if not any(f.severity is not Severity.INFO for f in findings):
-            findings.append(_finding(Severity.INFO, "gloo on CPU processes: the figure describes host memory, not "
-                                     "GPU links, and is informational"))
+            findings.append(
+                _finding(
+                    Severity.INFO,
+                    "gloo on CPU processes: the figure describes host memory, not GPU links, and is informational",
+                )
+            )
     elif result.busbw_gbps is not None:
         expected, words = _allreduce_expectation(facts, smoke)
         data["expected_gbps"] = expected
         if expected and result.busbw_gbps < 0.25 * expected:
-            message = (f"all-reduce busbw {number(result.busbw_gbps, 'GB/s')} across {ranks} is "
-                       f"{percent(result.busbw_gbps, expected)} of the GPUs' links, {words}: traffic goes through "
-                       "host memory or a slow path (see SMOKE005, SMOKE004)")
-            findings.append(_finding(Severity.WARNING, message, Fix(
-                "Look at the transport NCCL picks and at peer access between the GPUs.",
-                ("NCCL_DEBUG=INFO gpudoctor smoke --full", "nvidia-smi topo -m", "nvidia-smi topo -p2p r"))))
+            message = (
+                f"all-reduce busbw {number(result.busbw_gbps, 'GB/s')} across {ranks} is "
+                f"{percent(result.busbw_gbps, expected)} of the GPUs' links, {words}: traffic goes through "
+                "host memory or a slow path (see SMOKE005, SMOKE004)"
+            )
+            findings.append(
+                _finding(
+                    Severity.WARNING,
+                    message,
+                    Fix(
+                        "Look at the transport NCCL picks and at peer access between the GPUs.",
+                        ("NCCL_DEBUG=INFO gpudoctor smoke --full", "nvidia-smi topo -m", "nvidia-smi topo -p2p r"),
+                    ),
+                )
+            )
         elif expected:
             summary += f" ({percent(result.busbw_gbps, expected)} of {words})"
     worst = worst_finding(findings)

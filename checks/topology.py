@@ -9,7 +9,6 @@ from typing import Any
 from gpudoctor import kb
 from gpudoctor.api import Finding, Fix, Severity, check, not_applicable, ok
 from gpudoctor.results import Outcome
-
 from gpudoctor_checks import _topology as t
 
 PCIE_EVIDENCE = ("nvml.json", "nvidia-smi-q-x.xml", "pci-devices.json", "lspci.txt")
@@ -39,18 +38,29 @@ def pcie_links(facts, ctx) -> Outcome:
     for gpu in gpus:
         link = gpu.pcie
         idle = t.idle(facts, gpu)
-        data[str(gpu.index)] = {"gen_current": link.gen_current, "gen_max": link.gen_max,
-                                "width_current": link.width_current, "width_max": link.width_max,
-                                "source": link.source, "idle": idle, "replay_count": link.replay_count,
-                                "gbps_now": kb.pcie_rate_gbps(link.gen_current, link.width_current),
-                                "gbps_max": kb.pcie_rate_gbps(link.gen_max, link.width_max)}
+        data[str(gpu.index)] = {
+            "gen_current": link.gen_current,
+            "gen_max": link.gen_max,
+            "width_current": link.width_current,
+            "width_max": link.width_max,
+            "source": link.source,
+            "idle": idle,
+            "replay_count": link.replay_count,
+            "gbps_now": kb.pcie_rate_gbps(link.gen_current, link.width_current),
+            "gbps_max": kb.pcie_rate_gbps(link.gen_max, link.width_max),
+        }
         findings += t.link_findings(gpu, idle)
     worst = [f for f in findings if f.severity in (Severity.PROBLEM, Severity.WARNING)]
     if worst:
-        return Outcome(f"{len({f.message.split(':')[0] for f in worst})} GPU link(s) below full width or speed",
-                       findings, data)
-    words = sorted({t.link_words(gpu.pcie.gen_max or gpu.pcie.gen_current, gpu.pcie.width_max or
-                                 gpu.pcie.width_current) for gpu in gpus})
+        return Outcome(
+            f"{len({f.message.split(':')[0] for f in worst})} GPU link(s) below full width or speed", findings, data
+        )
+    words = sorted(
+        {
+            t.link_words(gpu.pcie.gen_max or gpu.pcie.gen_current, gpu.pcie.width_max or gpu.pcie.width_current)
+            for gpu in gpus
+        }
+    )
     return ok(f"{len(gpus)} GPU link(s) at full width ({', '.join(words)} max)", data, findings)
 
 
@@ -79,16 +89,33 @@ def gpu_pairs(facts, ctx) -> Outcome:
         by_path[pair.path or "?"].append(f"{pair.a}-{pair.b}")
     far = [pair for pair in topo.pairs if pair.path in ("SYS", "SOC")]
     if far:
-        findings.append(Finding(
-            Severity.WARNING,
-            f"{len(far)} GPU pair(s) cross the CPU sockets (SYS): {t.pair_list(far)} — their traffic goes over the "
-            "socket interconnect, several times slower than within one socket",
-            Fix("Give a job GPUs that share a socket; list them with `nvidia-smi topo -m` (same NUMA Affinity).",
-                t.same_socket_commands(topo)), PAIR_EVIDENCE))
+        findings.append(
+            Finding(
+                Severity.WARNING,
+                f"{len(far)} GPU pair(s) cross the CPU sockets (SYS): {t.pair_list(far)} — their traffic goes over the "
+                "socket interconnect, several times slower than within one socket",
+                Fix(
+                    "Give a job GPUs that share a socket; list them with `nvidia-smi topo -m` (same NUMA Affinity).",
+                    t.same_socket_commands(topo),
+                ),
+                PAIR_EVIDENCE,
+            )
+        )
     findings += t.p2p_findings(facts, topo)
     summary = "GPU pairs: " + ", ".join(f"{len(pairs)}× {path}" for path, pairs in sorted(by_path.items()))
-    data = {"pairs": [{"a": p.a, "b": p.b, "path": p.path, "path_source": p.path_source, "p2p_read": p.p2p_read,
-                       "p2p_source": p.p2p_source} for p in topo.pairs]}
+    data = {
+        "pairs": [
+            {
+                "a": p.a,
+                "b": p.b,
+                "path": p.path,
+                "path_source": p.path_source,
+                "p2p_read": p.p2p_read,
+                "p2p_source": p.p2p_source,
+            }
+            for p in topo.pairs
+        ]
+    }
     return Outcome(summary, findings, data)
 
 
@@ -112,24 +139,34 @@ def nvlinks(facts, ctx) -> Outcome:
     linked_pairs = [pair for pair in topo.pairs if pair.nvlinks]
     if not reported and not built_with:
         if linked_pairs:
-            return ok(f"NVLink between {len(linked_pairs)} GPU pair(s) "
-                      f"({', '.join(sorted({p.path for p in linked_pairs}))}); the state of each link was not "
-                      "collected", {"pairs_with_nvlink": len(linked_pairs)})
+            return ok(
+                f"NVLink between {len(linked_pairs)} GPU pair(s) "
+                f"({', '.join(sorted({p.path for p in linked_pairs}))}); the state of each link was not "
+                "collected",
+                {"pairs_with_nvlink": len(linked_pairs)},
+            )
         return not_applicable("no NVLink on these GPUs" if topo.gpus else "no GPU topology known")
     findings: list[Finding] = []
     data: dict[str, Any] = {}
     for gpu in topo.gpus:
         expected = t.expected_links(gpu)
         state = gpu.nvlink
-        data[str(gpu.index)] = {"expected": expected, "active": state.active if state else None,
-                                "reported": state.total if state else None, "down": state.down if state else None,
-                                "source": state.source if state else None}
+        data[str(gpu.index)] = {
+            "expected": expected,
+            "active": state.active if state else None,
+            "reported": state.total if state else None,
+            "down": state.down if state else None,
+            "source": state.source if state else None,
+        }
         findings += t.nvlink_findings(gpu, expected)
     findings += t.missing_nvlink_findings(topo, built_with, reported)
     active = sum(gpu.nvlink.active for gpu in reported)
     total = sum(gpu.nvlink.total for gpu in reported)
-    summary = (f"{active} of {total} NVLinks active on {len(reported)} GPU(s)" if reported
-               else f"{len(built_with)} GPU(s) built with NVLink; link state not reported")
+    summary = (
+        f"{active} of {total} NVLinks active on {len(reported)} GPU(s)"
+        if reported
+        else f"{len(built_with)} GPU(s) built with NVLink; link state not reported"
+    )
     return Outcome(summary, findings, data)
 
 
@@ -155,22 +192,46 @@ def fabric_manager(facts, ctx) -> Outcome:
     findings: list[Finding] = []
     unfinished = {index: state for index, state in states.items() if state != "completed"}
     if unfinished:
-        findings.append(Finding(Severity.PROBLEM, "GPU fabric registration not complete on GPU(s) "
-                                + ", ".join(f"{i} ({s.replace('_', ' ')})" for i, s in sorted(unfinished.items()))
-                                + ": CUDA fails with 'Error 802: system not yet initialized' until it is",
-                                fix, ("nvml.json", "fabricmanager.txt")))
+        findings.append(
+            Finding(
+                Severity.PROBLEM,
+                "GPU fabric registration not complete on GPU(s) "
+                + ", ".join(f"{i} ({s.replace('_', ' ')})" for i, s in sorted(unfinished.items()))
+                + ": CUDA fails with 'Error 802: system not yet initialized' until it is",
+                fix,
+                ("nvml.json", "fabricmanager.txt"),
+            )
+        )
     if topo.nvswitches and topo.fabric_manager in ("inactive", "failed", "not-installed", "deactivating"):
         words = "is not installed" if topo.fabric_manager == "not-installed" else f"is {topo.fabric_manager}"
-        findings.append(Finding(Severity.PROBLEM, f"{topo.nvswitches} NVSwitch(es) on the bus but "
-                                f"nvidia-fabricmanager {words}", fix, ("fabricmanager.txt", "pci-devices.json")))
+        findings.append(
+            Finding(
+                Severity.PROBLEM,
+                f"{topo.nvswitches} NVSwitch(es) on the bus but nvidia-fabricmanager {words}",
+                fix,
+                ("fabricmanager.txt", "pci-devices.json"),
+            )
+        )
     if findings:
         return Outcome(findings[0].message, findings, data)
     if topo.fabric_manager is None and not states:
-        return Outcome(f"{topo.nvswitches} NVSwitch(es); the fabric manager's state could not be read",
-                       [Finding(Severity.INFO, "systemd was not asked or not available (a container?); check "
-                                "`systemctl status nvidia-fabricmanager` on the host")], data)
-    return ok(f"fabric manager {topo.fabric_manager or 'state unknown'}; fabric registration complete on "
-              f"{len(states)} GPU(s)" if states else f"fabric manager {topo.fabric_manager}", data)
+        return Outcome(
+            f"{topo.nvswitches} NVSwitch(es); the fabric manager's state could not be read",
+            [
+                Finding(
+                    Severity.INFO,
+                    "systemd was not asked or not available (a container?); check "
+                    "`systemctl status nvidia-fabricmanager` on the host",
+                )
+            ],
+            data,
+        )
+    return ok(
+        f"fabric manager {topo.fabric_manager or 'state unknown'}; fabric registration complete on {len(states)} GPU(s)"
+        if states
+        else f"fabric manager {topo.fabric_manager}",
+        data,
+    )
 
 
 @check("TOPO005", area="topology", title="This process's CPUs are near the GPUs")
@@ -190,16 +251,25 @@ def cpu_affinity(facts, ctx) -> Outcome:
         return not_applicable("no GPU topology known")
     findings = t.affinity_findings(facts, topo)
     nodes = sorted({gpu.numa_node for gpu in topo.gpus if gpu.numa_node is not None})
-    data = {"process_cpus": topo.process_cpus, "numa_nodes": topo.numa_nodes,
-            "gpus": {str(gpu.index): {"numa_node": gpu.numa_node, "cpus": gpu.cpu_affinity} for gpu in topo.gpus}}
+    data = {
+        "process_cpus": topo.process_cpus,
+        "numa_nodes": topo.numa_nodes,
+        "gpus": {str(gpu.index): {"numa_node": gpu.numa_node, "cpus": gpu.cpu_affinity} for gpu in topo.gpus},
+    }
     if findings:
         return Outcome(findings[0].message, findings, data)
     if topo.process_cpus is None and not any(gpu.cpu_affinity for gpu in topo.gpus):
         return not_applicable("neither the process's CPU affinity nor the GPUs' nearest CPUs are known", data)
     if len(nodes) <= 1 and len(topo.numa_nodes) <= 1:
         return ok("one NUMA node: every CPU is equally near the GPUs", data)
-    allowed = f"this process may use CPUs {topo.process_cpus}" if topo.process_cpus else \
-        "this process's CPUs not known"
-    return ok(f"GPUs on NUMA node(s) {', '.join(map(str, nodes)) or '?'}; {allowed}", data,
-              [Finding(Severity.INFO, "for the best host throughput bind each rank to its GPU's node "
-                       "(`numactl --cpunodebind=N --membind=N`)")])
+    allowed = f"this process may use CPUs {topo.process_cpus}" if topo.process_cpus else "this process's CPUs not known"
+    return ok(
+        f"GPUs on NUMA node(s) {', '.join(map(str, nodes)) or '?'}; {allowed}",
+        data,
+        [
+            Finding(
+                Severity.INFO,
+                "for the best host throughput bind each rank to its GPU's node (`numactl --cpunodebind=N --membind=N`)",
+            )
+        ],
+    )

@@ -31,12 +31,34 @@ from dataclasses import dataclass, field
 from typing import Any, Callable
 
 from gpudoctor.results import (
-    Finding, Fix, Outcome, Severity, judged, not_applicable, ok, problem, warning, worst_finding,
+    Finding,
+    Fix,
+    Outcome,
+    Severity,
+    judged,
+    not_applicable,
+    ok,
+    problem,
+    warning,
+    worst_finding,
 )
 
 __all__ = [
-    "CheckSpec", "CheckContext", "check", "Finding", "Fix", "Outcome", "Severity",
-    "not_applicable", "ok", "problem", "warning", "info", "judged", "worst_finding", "DOC_SECTIONS",
+    "DOC_SECTIONS",
+    "CheckContext",
+    "CheckSpec",
+    "Finding",
+    "Fix",
+    "Outcome",
+    "Severity",
+    "check",
+    "info",
+    "judged",
+    "not_applicable",
+    "ok",
+    "problem",
+    "warning",
+    "worst_finding",
 ]
 
 CODE_PATTERN = re.compile(r"^[A-Z][A-Z0-9]*[0-9]{3}$")
@@ -83,6 +105,7 @@ def info(message: str, fix: Fix | None = None, evidence: tuple[str, ...] | list[
     return Finding(Severity.INFO, message, fix, tuple(evidence))
 
 
-def finding(severity: Severity, message: str, fix: Fix | None = None,
-            evidence: tuple[str, ...] | list[str] = ()) -> Finding:
+def finding(
+    severity: Severity, message: str, fix: Fix | None = None, evidence: tuple[str, ...] | list[str] = ()
+) -> Finding:
     return Finding(severity, message, fix, tuple(evidence))

@@ -87,8 +87,9 @@ def _options(args: Any) -> dict[str, Any]:
     }
 
 
-def build_report(evidence, options: dict[str, Any], select=None, ignore=None,
-                 collect_s: float | None = None, registry=None) -> tuple[Report, list[str]]:
+def build_report(
+    evidence, options: dict[str, Any], select=None, ignore=None, collect_s: float | None = None, registry=None
+) -> tuple[Report, list[str]]:
     """Run every selected check over the evidence; returns the report and plugin load errors."""
     from gpudoctor.api import CheckContext
     from gpudoctor.facts.facts import Facts
@@ -151,8 +152,13 @@ def _run_smoke(args: Any, show_progress: bool):
 
     target = resolve_target_python(getattr(args, "python", None), os.environ)
     with smoke_progress(show_progress) as on_progress:
-        item = run_smoke(target.executable, framework=args.smoke_framework, mode=args.smoke_mode,
-                         budget=args.budget, on_progress=on_progress)
+        item = run_smoke(
+            target.executable,
+            framework=args.smoke_framework,
+            mode=args.smoke_mode,
+            budget=args.budget,
+            on_progress=on_progress,
+        )
     if item.error and "interrupt" in item.error:
         sys.stderr.write("gpudoctor: smoke interrupted; reporting what finished\n")
     return item
@@ -163,13 +169,19 @@ def _import_what_the_report_needs(output_format: str, extra: tuple[str, ...] = (
     import importlib
 
     renderer = {"json": "json_report", "markdown": "markdown"}.get(output_format, "terminal")
-    for module in ("gpudoctor.facts.facts", "gpudoctor.facts.framework_probe", "gpudoctor.runner",
-                   f"gpudoctor.render.{renderer}", *extra):
+    for module in (
+        "gpudoctor.facts.facts",
+        "gpudoctor.facts.framework_probe",
+        "gpudoctor.runner",
+        f"gpudoctor.render.{renderer}",
+        *extra,
+    ):
         importlib.import_module(module)
 
 
-def _collect_while_importing(collect_call: Callable[[], Any], output_format: str,
-                             extra: tuple[str, ...] = ()) -> tuple[Any, Any]:
+def _collect_while_importing(
+    collect_call: Callable[[], Any], output_format: str, extra: tuple[str, ...] = ()
+) -> tuple[Any, Any]:
     """Collect live evidence and, meanwhile, load the checks and the renderers: (evidence, registry).
 
     Commands run in subprocesses, so the imports overlap them instead of following them.
@@ -209,8 +221,11 @@ def cmd_check(args: Any) -> int:
         target = _target_python(args)
         started = time.perf_counter()
         evidence, registry = _collect_while_importing(
-            lambda: collect(timeout=args.timeout, target=target, frameworks=args.frameworks,
-                            probe_timeout=args.probe_timeout), args.format)
+            lambda: collect(
+                timeout=args.timeout, target=target, frameworks=args.frameworks, probe_timeout=args.probe_timeout
+            ),
+            args.format,
+        )
         collect_s = time.perf_counter() - started
         if args.smoke:
             evidence.add(_run_smoke(args, show_progress=args.format == "text"))
@@ -295,9 +310,15 @@ def cmd_topo(args: Any) -> int:
         from gpudoctor.evidence.sources import TOPOLOGY_SOURCES
 
         evidence, registry = _collect_while_importing(
-            lambda: collect(timeout=args.timeout, sources=TOPOLOGY_SOURCES), args.format,
-            ("gpudoctor.facts.topology", "gpudoctor.facts.nvml_topology", "gpudoctor.render.topology_json",
-             "gpudoctor.render.topology_text"))
+            lambda: collect(timeout=args.timeout, sources=TOPOLOGY_SOURCES),
+            args.format,
+            (
+                "gpudoctor.facts.topology",
+                "gpudoctor.facts.nvml_topology",
+                "gpudoctor.render.topology_json",
+                "gpudoctor.render.topology_text",
+            ),
+        )
     report, load_errors = build_report(evidence, {}, ["TOPO"], None, registry=registry)
     topo = Facts(evidence).machine_topology
     if args.svg:
@@ -318,8 +339,9 @@ def cmd_topo(args: Any) -> int:
 
     color = _use_color(sys.stdout)
     width = shutil.get_terminal_size((100, 24)).columns
-    return _emit_report(report, load_errors, args, text_before=render_topology_text(topo, color=color, width=width)
-                        + "\n")
+    return _emit_report(
+        report, load_errors, args, text_before=render_topology_text(topo, color=color, width=width) + "\n"
+    )
 
 
 def _generator_target(args: Any):
@@ -330,8 +352,9 @@ def _generator_target(args: Any):
     if args.from_path:
         from gpudoctor.evidence.snapshot import read_snapshot
 
-        return target_from_facts(Facts(read_snapshot(args.from_path)), args.for_driver,
-                                 source=f"snapshot {args.from_path}")
+        return target_from_facts(
+            Facts(read_snapshot(args.from_path)), args.for_driver, source=f"snapshot {args.from_path}"
+        )
     from gpudoctor.evidence.collect import collect
     from gpudoctor.evidence.sources import SOURCES
 
@@ -362,9 +385,16 @@ def cmd_dockerfile(args: Any) -> int:
     if args.output and args.output != "-":
         _refuse_existing(args.output, args.force)  # before collecting, not after
     framework, version = args.framework
-    request = DockerfileRequest(framework=framework, framework_version=version, python=args.python,
-                                flavor=args.flavor, os=args.os, cpu=args.cpu, requirements=args.requirements,
-                                target=_generator_target(args))
+    request = DockerfileRequest(
+        framework=framework,
+        framework_version=version,
+        python=args.python,
+        flavor=args.flavor,
+        os=args.os,
+        cpu=args.cpu,
+        requirements=args.requirements,
+        target=_generator_target(args),
+    )
     return _emit_generated(generate_dockerfile(request), args)
 
 
@@ -376,10 +406,18 @@ def cmd_install_script(args: Any) -> int:
     if args.output and args.output != "-":
         _refuse_existing(args.output, args.force)
     framework, version = args.framework if args.framework else (None, None)
-    request = InstallScriptRequest(distro=args.distro, driver=args.driver, cuda_toolkit=args.cuda_toolkit,
-                                   cudnn=args.cudnn, container_toolkit=args.container_toolkit, framework=framework,
-                                   framework_version=version, python=args.python, venv=args.venv,
-                                   target=_generator_target(args))
+    request = InstallScriptRequest(
+        distro=args.distro,
+        driver=args.driver,
+        cuda_toolkit=args.cuda_toolkit,
+        cudnn=args.cudnn,
+        container_toolkit=args.container_toolkit,
+        framework=framework,
+        framework_version=version,
+        python=args.python,
+        venv=args.venv,
+        target=_generator_target(args),
+    )
     return _emit_generated(generate_install_script(request), args, executable=True)
 
 
@@ -392,16 +430,20 @@ def cmd_collect(args: Any) -> int:
     _refuse_existing(path, args.force)
     target = _target_python(args)
     started = time.perf_counter()
-    evidence = collect(timeout=args.timeout, target=target, frameworks=args.frameworks,
-                       probe_timeout=args.probe_timeout)
+    evidence = collect(
+        timeout=args.timeout, target=target, frameworks=args.frameworks, probe_timeout=args.probe_timeout
+    )
     if args.smoke:
         evidence.add(_run_smoke(args, show_progress=True))
     elapsed = time.perf_counter() - started
     write_snapshot(evidence, path, redacted=not args.no_redact, force=args.force)
     failed = [item.name for item in evidence.items.values() if item.error]
     present = sum(1 for item in evidence.items.values() if item.text is not None)
-    sys.stderr.write(f"Wrote {path}: {present} of {len(evidence.items)} sources in {elapsed:.2f} s"
-                     + (" (UUIDs and serials redacted)" if not args.no_redact else "") + ".\n")
+    sys.stderr.write(
+        f"Wrote {path}: {present} of {len(evidence.items)} sources in {elapsed:.2f} s"
+        + (" (UUIDs and serials redacted)" if not args.no_redact else "")
+        + ".\n"
+    )
     if failed:
         sys.stderr.write(f"Not available here (recorded in manifest.json): {', '.join(failed)}\n")
     sys.stderr.write(f"Diagnose it anywhere with: gpudoctor check --from {path}\n")
@@ -471,4 +513,4 @@ COMMANDS: dict[str, Callable[[Any], int]] = {
     "install-script": cmd_install_script,
 }
 
-__all__ = ["COMMANDS", "build_report", "UsageError", "__version__"]
+__all__ = ["COMMANDS", "UsageError", "__version__", "build_report"]

@@ -13,8 +13,25 @@ from gpudoctor.api import CheckSpec
 
 ENTRY_POINT_GROUP = "gpudoctor.checks"
 BUILTIN_PACKAGE = "gpudoctor_checks"
-BUILTIN_ORDER = ("collection", "pci", "driver", "nvml", "gpus", "health", "topology", "cuda", "cudnn", "devices", "environment",
-                 "frameworks", "pytorch", "tensorflow", "jax_cupy", "smoke", "gates")
+BUILTIN_ORDER = (
+    "collection",
+    "pci",
+    "driver",
+    "nvml",
+    "gpus",
+    "health",
+    "topology",
+    "cuda",
+    "cudnn",
+    "devices",
+    "environment",
+    "frameworks",
+    "pytorch",
+    "tensorflow",
+    "jax_cupy",
+    "smoke",
+    "gates",
+)
 
 
 @dataclass
@@ -46,8 +63,9 @@ def load_registry() -> Registry:
     """
     registry = Registry()
     points = {ep.name: ep for ep in _entry_points()}
-    builtin_names = [name for name in BUILTIN_ORDER if name in points
-                     and points[name].value.startswith(BUILTIN_PACKAGE)]
+    builtin_names = [
+        name for name in BUILTIN_ORDER if name in points and points[name].value.startswith(BUILTIN_PACKAGE)
+    ]
     if not builtin_names:
         modules = [(name, f"{BUILTIN_PACKAGE}.{name}") for name in BUILTIN_ORDER]
     else:
@@ -63,8 +81,9 @@ def load_registry() -> Registry:
         try:
             module = importlib.import_module(module_name)
         except Exception as exc:  # noqa: BLE001 - a broken plugin must not take the tool down
-            registry.load_errors.append(f"check module {module_name!r} (entry point {name!r}) failed to load: "
-                                        f"{type(exc).__name__}: {exc}")
+            registry.load_errors.append(
+                f"check module {module_name!r} (entry point {name!r}) failed to load: {type(exc).__name__}: {exc}"
+            )
             continue
         for spec in _specs_in(module):
             if registry.by_code(spec.code):

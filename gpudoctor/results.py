@@ -101,7 +101,8 @@ def ok(summary: str, data: dict[str, Any] | None = None, findings: list[Finding]
 def worst_finding(findings: list[Finding]) -> Finding | None:
     """The first problem, else the first warning; None when there are only notes."""
     return next((f for f in findings if f.severity is Severity.PROBLEM), None) or next(
-        (f for f in findings if f.severity is Severity.WARNING), None)
+        (f for f in findings if f.severity is Severity.WARNING), None
+    )
 
 
 def judged(findings: list[Finding], data: dict[str, Any] | None, ok_summary: str) -> Outcome:
@@ -115,14 +116,16 @@ def not_applicable(reason: str, data: dict[str, Any] | None = None) -> Outcome:
     return Outcome(reason, [], dict(data or {}), applicable=False)
 
 
-def problem(summary: str, fix: Fix | None = None, evidence: tuple[str, ...] | list[str] = (),
-            data: dict[str, Any] | None = None) -> Outcome:
+def problem(
+    summary: str, fix: Fix | None = None, evidence: tuple[str, ...] | list[str] = (), data: dict[str, Any] | None = None
+) -> Outcome:
     """A single problem finding whose message is also the summary."""
     return Outcome(summary, [Finding(Severity.PROBLEM, summary, fix, tuple(evidence))], dict(data or {}))
 
 
-def warning(summary: str, fix: Fix | None = None, evidence: tuple[str, ...] | list[str] = (),
-            data: dict[str, Any] | None = None) -> Outcome:
+def warning(
+    summary: str, fix: Fix | None = None, evidence: tuple[str, ...] | list[str] = (), data: dict[str, Any] | None = None
+) -> Outcome:
     """A single warning finding whose message is also the summary."""
     return Outcome(summary, [Finding(Severity.WARNING, summary, fix, tuple(evidence))], dict(data or {}))
 

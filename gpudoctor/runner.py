@@ -32,14 +32,24 @@ def run_check(spec: CheckSpec, facts, ctx: CheckContext) -> CheckResult:
             raise TypeError(f"check {spec.code} returned {type(outcome).__name__}, not an Outcome")
     except Exception as exc:  # noqa: BLE001 - one broken check must not hide the others
         return CheckResult(
-            code=spec.code, area=spec.area, title=spec.title, status=Status.CRASHED,
+            code=spec.code,
+            area=spec.area,
+            title=spec.title,
+            status=Status.CRASHED,
             summary=f"the check itself failed: {type(exc).__name__}: {exc}",
-            duration_s=time.perf_counter() - started, traceback=traceback.format_exc(),
+            duration_s=time.perf_counter() - started,
+            traceback=traceback.format_exc(),
         )
     findings = [f if f.code else dataclasses.replace(f, code=spec.code) for f in outcome.findings]
     return CheckResult(
-        code=spec.code, area=spec.area, title=spec.title, status=outcome.status, summary=outcome.summary,
-        findings=findings, data=outcome.data, duration_s=time.perf_counter() - started,
+        code=spec.code,
+        area=spec.area,
+        title=spec.title,
+        status=outcome.status,
+        summary=outcome.summary,
+        findings=findings,
+        data=outcome.data,
+        duration_s=time.perf_counter() - started,
     )
 
 
@@ -47,4 +57,4 @@ def run_checks(checks: list[CheckSpec], facts, ctx: CheckContext) -> list[CheckR
     return [run_check(spec, facts, ctx) for spec in checks]
 
 
-__all__ = ["run_checks", "run_check", "selected_checks", "Finding"]
+__all__ = ["Finding", "run_check", "run_checks", "selected_checks"]

@@ -44,8 +44,12 @@ def version_key(text: str) -> tuple[int, ...]:
 
 
 def pip(*args: str) -> str:
-    done = subprocess.run([sys.executable, "-m", "pip", "--disable-pip-version-check", *args], capture_output=True,
-                          text=True, timeout=TIMEOUT)
+    done = subprocess.run(
+        [sys.executable, "-m", "pip", "--disable-pip-version-check", *args],
+        capture_output=True,
+        text=True,
+        timeout=TIMEOUT,
+    )
     if done.returncode != 0:
         raise RuntimeError(f"pip {' '.join(args)}: {done.stderr.strip().splitlines()[-1:] or done.returncode}")
     return done.stdout
@@ -68,8 +72,17 @@ def index_versions(package: str, python: str | None = None) -> list[str]:
 
 def release_metadata(version: str, workdir: pathlib.Path) -> dict:
     report = workdir / f"jax-{version}.json"
-    pip("install", "--dry-run", "--quiet", "--no-deps", "--ignore-installed", "--ignore-requires-python",
-        "--report", str(report), f"jax=={version}")
+    pip(
+        "install",
+        "--dry-run",
+        "--quiet",
+        "--no-deps",
+        "--ignore-installed",
+        "--ignore-requires-python",
+        "--report",
+        str(report),
+        f"jax=={version}",
+    )
     return json.loads(report.read_text())["install"][0]["metadata"]
 
 
@@ -93,8 +106,10 @@ def python_floor(requires: str | None) -> tuple[int, ...] | None:
 
 
 def build_rows() -> list[dict]:
-    wheels = {package: {py: set(index_versions(package, py)) for py in PYTHONS}
-              for package in ("jaxlib", *(f"jax-{extra}-plugin" for extra in EXTRAS))}
+    wheels = {
+        package: {py: set(index_versions(package, py)) for py in PYTHONS}
+        for package in ("jaxlib", *(f"jax-{extra}-plugin" for extra in EXTRAS))
+    }
     # jax itself is pure Python: ask as the newest Python so Requires-Python hides nothing.
     versions = [v for v in index_versions("jax", PYTHONS[-2]) if version_key(v) >= FIRST]
     rows = []
@@ -111,15 +126,26 @@ def build_rows() -> list[dict]:
                 if plugin and any(plugin in found for found in wheels[f"jax-{extra}-plugin"].values()):
                     extras.append(extra)
                     plugins[extra] = plugin
-            pythons = [py for py in PYTHONS
-                       if (floor is None or version_key(py) >= floor)
-                       and jaxlib in wheels["jaxlib"][py]
-                       and all(plugins[e] in wheels[f"jax-{e}-plugin"][py] for e in extras)]
+            pythons = [
+                py
+                for py in PYTHONS
+                if (floor is None or version_key(py) >= floor)
+                and jaxlib in wheels["jaxlib"][py]
+                and all(plugins[e] in wheels[f"jax-{e}-plugin"][py] for e in extras)
+            ]
             if not extras or not pythons:
                 print(f"  jax {version}: no CUDA build with wheels (extras {declared}, Pythons {pythons}): left out")
                 continue
-            rows.append({"version": version, "jaxlib": jaxlib, "python_min": pythons[0], "python_max": pythons[-1],
-                         "extras": extras, "sources": [SOURCE_KEY]})
+            rows.append(
+                {
+                    "version": version,
+                    "jaxlib": jaxlib,
+                    "python_min": pythons[0],
+                    "python_max": pythons[-1],
+                    "extras": extras,
+                    "sources": [SOURCE_KEY],
+                }
+            )
     return rows
 
 
@@ -146,8 +172,10 @@ def main(argv: list[str] | None = None) -> int:
         print(f"jax_releases_refresh: could not read the package index: {exc}", file=sys.stderr)
         return 2
     if not rows:  # an unreachable index lists nothing: never let that empty the table
-        print("jax_releases_refresh: the index listed no JAX release with CUDA wheels; the table is left as it is",
-              file=sys.stderr)
+        print(
+            "jax_releases_refresh: the index listed no JAX release with CUDA wheels; the table is left as it is",
+            file=sys.stderr,
+        )
         return 2
     old = {row["version"]: row for row in data["jax"].get("releases", [])}
     new = {row["version"]: row for row in rows}

@@ -51,8 +51,7 @@ from gpudoctor.kb.versions import parse_cuda_version, parse_driver_version  # no
 
 DEFAULT_REFERENCE = REPO.parent / "shared" / "reference" / "compat.json"
 DEFAULT_DATA_DIR = REPO / "gpudoctor" / "kb" / "data"
-GENERATED = ("pytorch.json", "tensorflow.json", "cudnn.json", "gpu_specs.json", "pcie.json",
-             "docker_cuda.json")
+GENERATED = ("pytorch.json", "tensorflow.json", "cudnn.json", "gpu_specs.json", "pcie.json", "docker_cuda.json")
 INDEX_ROOT = "https://download.pytorch.org/whl"
 
 # --------------------------------------------------------------------------- what the reference lacks
@@ -100,21 +99,40 @@ SOURCE_REREAD: dict[str, str] = {
 WINDOWS_WHEELS_SEEN: frozenset[tuple[str, str]] = frozenset(
     {
         ("1.13", "cu117"),
-        ("2.0", "cu117"), ("2.0", "cu118"),
+        ("2.0", "cu117"),
+        ("2.0", "cu118"),
         ("2.1", "cu118"),
         ("2.2", "cu121"),
-        ("2.3", "cu118"), ("2.3", "cu121"),
-        ("2.4", "cu121"), ("2.4", "cu124"),
-        ("2.5", "cu121"), ("2.5", "cu124"),
-        ("2.6", "cu118"), ("2.6", "cu124"), ("2.6", "cu126"),
-        ("2.7", "cu118"), ("2.7", "cu126"), ("2.7", "cu128"),
-        ("2.8", "cu126"), ("2.8", "cu128"),
-        ("2.9", "cu126"), ("2.9", "cu128"),
-        ("2.10", "cu126"), ("2.10", "cu128"), ("2.10", "cu130"),
-        ("2.11", "cu126"), ("2.11", "cu128"), ("2.11", "cu130"),
-        ("2.12", "cu126"), ("2.12", "cu130"),
-        ("2.13", "cu126"), ("2.13", "cu130"), ("2.13", "cu132"),
-        ("2.14", "cu126"), ("2.14", "cu130"), ("2.14", "cu132"),
+        ("2.3", "cu118"),
+        ("2.3", "cu121"),
+        ("2.4", "cu121"),
+        ("2.4", "cu124"),
+        ("2.5", "cu121"),
+        ("2.5", "cu124"),
+        ("2.6", "cu118"),
+        ("2.6", "cu124"),
+        ("2.6", "cu126"),
+        ("2.7", "cu118"),
+        ("2.7", "cu126"),
+        ("2.7", "cu128"),
+        ("2.8", "cu126"),
+        ("2.8", "cu128"),
+        ("2.9", "cu126"),
+        ("2.9", "cu128"),
+        ("2.10", "cu126"),
+        ("2.10", "cu128"),
+        ("2.10", "cu130"),
+        ("2.11", "cu126"),
+        ("2.11", "cu128"),
+        ("2.11", "cu130"),
+        ("2.12", "cu126"),
+        ("2.12", "cu130"),
+        ("2.13", "cu126"),
+        ("2.13", "cu130"),
+        ("2.13", "cu132"),
+        ("2.14", "cu126"),
+        ("2.14", "cu130"),
+        ("2.14", "cu132"),
     }
 )
 
@@ -151,7 +169,7 @@ def _merge(*lists: list[str]) -> list[str]:
 
 def _source_entry(key: str, text: str) -> dict[str, Any]:
     lowered = text.lower()
-    secondary = lowered.startswith("secondary") or "a github copy" in lowered or lowered.startswith("third-party")
+    secondary = lowered.startswith(("secondary", "third-party")) or "a github copy" in lowered
     if key in SOURCE_URLS:
         url = SOURCE_URLS[key]
     else:
@@ -314,10 +332,15 @@ def build_pytorch(reference: dict[str, Any]) -> dict[str, Any]:
     for row in unconfirmed:
         _flag_secondary(row, sources)
     return {
-        **_header(reference, "table2_pytorch", (
-            f"{table.get('as_of')} Windows wheels: which release x variant has one is from the reference where "
-            "it says, else from wheel URLs seen (P_WINWHL); Windows arch lists only for "
-            f"{', '.join(WINDOWS_ARCH_RELEASES)} (P_WIN); Linux aarch64 arch lists from 2.10 on.")),
+        **_header(
+            reference,
+            "table2_pytorch",
+            (
+                f"{table.get('as_of')} Windows wheels: which release x variant has one is from the reference where "
+                "it says, else from wheel URLs seen (P_WINWHL); Windows arch lists only for "
+                f"{', '.join(WINDOWS_ARCH_RELEASES)} (P_WIN); Linux aarch64 arch lists from 2.10 on."
+            ),
+        ),
         "notes": [
             "Arch lists are TORCH_CUDA_ARCH_LIST entries: 'X.Y' = SASS (cubin) for sm_XY, '+PTX' = PTX embedded "
             "too (JIT for newer GPUs). null = not verified for that release, platform and variant.",
@@ -506,47 +529,63 @@ TF32_DENSE: dict[str, tuple[float, list[str], str]] = {
     "A100 80GB PCIe": (156.0, ["DS_A100"], "A100 datasheet: TF32 156 dense / 312 sparse."),
     "A100 40GB SXM4": (156.0, ["DS_A100"], "A100 datasheet: TF32 156 dense / 312 sparse."),
     "A100 80GB SXM4": (156.0, ["DS_A100"], "A100 datasheet: TF32 156 dense / 312 sparse."),
-    "H100 SXM5": (494.7, ["DS_H100", "DS_H100_PEAKS"],
-                  "989.4 with sparsity (NVIDIA); 494.7 dense matrix peak as tabulated in DS_H100_PEAKS."),
+    "H100 SXM5": (
+        494.7,
+        ["DS_H100", "DS_H100_PEAKS"],
+        "989.4 with sparsity (NVIDIA); 494.7 dense matrix peak as tabulated in DS_H100_PEAKS.",
+    ),
     "H100 PCIe": (378.0, ["DS_H100"], "Half of NVIDIA's 756 with-sparsity figure."),
-    "H200 SXM": (494.7, ["DS_H100_PEAKS"],
-                 "H200 has the H100 SXM's compute (reference note 'same compute as H100 SXM'); its TF32 rate."),
+    "H200 SXM": (
+        494.7,
+        ["DS_H100_PEAKS"],
+        "H200 has the H100 SXM's compute (reference note 'same compute as H100 SXM'); its TF32 rate.",
+    ),
     "L4": (60.0, ["DS_L4"], "Half of NVIDIA's 120 with-sparsity figure."),
     "L40S": (183.0, ["DS_L40S"], "L40S datasheet: TF32 183 dense / 366 sparse."),
 }
 
 SPEC_SOURCES: dict[str, dict[str, Any]] = {
     "DS_A100": {
-        "title": ("Secondary: NVIDIA A100 datasheet figures (FP32 19.5, TF32 156/312*, FP16 and BF16 312/624*) as "
-                  "tabulated by glennklockwood.com/garden/processors/A100, which cites "
-                  "nvidia-a100-datasheet-us-nvidia-1758950-r4-web.pdf; the same TF32 156/312* on the Paderborn "
-                  "PC2 A100 system page"),
+        "title": (
+            "Secondary: NVIDIA A100 datasheet figures (FP32 19.5, TF32 156/312*, FP16 and BF16 312/624*) as "
+            "tabulated by glennklockwood.com/garden/processors/A100, which cites "
+            "nvidia-a100-datasheet-us-nvidia-1758950-r4-web.pdf; the same TF32 156/312* on the Paderborn "
+            "PC2 A100 system page"
+        ),
         "url": "https://glennklockwood.com/garden/processors/A100",
         "secondary": True,
     },
     "DS_H100": {
-        "title": ("Secondary: NVIDIA H100 SXM / PCIe specification table as reproduced by HPCTECH (NVIDIA partner): "
-                  "FP32 67 / 51, TF32 989* / 756*, BF16 and FP16 1,979* / 1,513*, memory 3,350 / 2,000 GB/s, "
-                  "'* Shown with sparsity. Specifications 1/2 lower without sparsity'"),
+        "title": (
+            "Secondary: NVIDIA H100 SXM / PCIe specification table as reproduced by HPCTECH (NVIDIA partner): "
+            "FP32 67 / 51, TF32 989* / 756*, BF16 and FP16 1,979* / 1,513*, memory 3,350 / 2,000 GB/s, "
+            "'* Shown with sparsity. Specifications 1/2 lower without sparsity'"
+        ),
         "url": "https://archive-lib.hpctech.co.jp/gpuproduct/nvidia-h100.html",
         "secondary": True,
     },
     "DS_H100_PEAKS": {
-        "title": ("Secondary: glennklockwood.com/garden/processors/h100, theoretical peaks of H100 SXM5: FP32 66.9, "
-                  "TF32 494.7 (dense matrix), FP16/BF16 989.4 dense; 'H200 GPUs are the same as H100 GPUs ... just "
-                  "with 144 GB of HBM3e'"),
+        "title": (
+            "Secondary: glennklockwood.com/garden/processors/h100, theoretical peaks of H100 SXM5: FP32 66.9, "
+            "TF32 494.7 (dense matrix), FP16/BF16 989.4 dense; 'H200 GPUs are the same as H100 GPUs ... just "
+            "with 144 GB of HBM3e'"
+        ),
         "url": "https://glennklockwood.com/garden/processors/h100",
         "secondary": True,
     },
     "DS_L40S": {
-        "title": ("Secondary: NVIDIA L40/L40S datasheet table as reproduced by a reseller (mullet.se product 355414): "
-                  "L40S FP32 91.6, TF32 183 | 366*, BF16/FP16 362.05 | 733*, 864 GB/s, PCIe Gen4 x16"),
+        "title": (
+            "Secondary: NVIDIA L40/L40S datasheet table as reproduced by a reseller (mullet.se product 355414): "
+            "L40S FP32 91.6, TF32 183 | 366*, BF16/FP16 362.05 | 733*, 864 GB/s, PCIe Gen4 x16"
+        ),
         "url": "https://www.mullet.se/product.html?product_id=355414",
         "secondary": True,
     },
     "DS_L4": {
-        "title": ("Secondary: NVIDIA L4 datasheet figures as listed by a reseller comparison "
-                  "(store.sourcecode.com): 'TF32 Tensor Core 120 TFLOPS | Sparsity', 300 GB/s, PCIe 4.0 x16"),
+        "title": (
+            "Secondary: NVIDIA L4 datasheet figures as listed by a reseller comparison "
+            "(store.sourcecode.com): 'TF32 Tensor Core 120 TFLOPS | Sparsity', 300 GB/s, PCIe 4.0 x16"
+        ),
         "url": "https://store.sourcecode.com/en-us/bg-bucket-compare/125/9820",
         "secondary": True,
     },
@@ -586,7 +625,7 @@ def _spec_row_sources(gpu: str, text: object, page_sources: dict[str, dict[str, 
         if part.lower().startswith("pages:"):
             key = f"PAGES_{_slug(gpu)}"
             page_sources[key] = {
-                "title": f"Secondary: spec pages the reference cites for {gpu}: {part[len('pages:'):].strip()}",
+                "title": f"Secondary: spec pages the reference cites for {gpu}: {part[len('pages:') :].strip()}",
                 "url": None,
                 "secondary": True,
             }
@@ -654,12 +693,19 @@ def build_gpu_specs(reference: dict[str, Any]) -> dict[str, Any]:
             "GeForce / Tesla) equal one of the row's names, optionally followed by a memory size ('-32GB'). "
             "Anything else ('H100 NVL', 'RTX 4090 D', 'A10G', 'V100S') is a different product and matches nothing."
         ),
-        "units": ("TFLOP/s dense (no sparsity); GB/s with GB = 10^9 bytes; memory_gb as the product is sold; "
-                  "figures are per board: devices_per_board > 1 means the board shows up as that many devices."),
+        "units": (
+            "TFLOP/s dense (no sparsity); GB/s with GB = 10^9 bytes; memory_gb as the product is sold; "
+            "figures are per board: devices_per_board > 1 means the board shows up as that many devices."
+        ),
         "nvlink_generations": [
-            {"gen": row.get("gen"), "gpus": row.get("gpu"), "duplex_gbs": _number(row.get("duplex_gbs")),
-             "sources": nvlink_keys}
-            for row in table.get("nvlink_generations", []) if isinstance(row, dict)
+            {
+                "gen": row.get("gen"),
+                "gpus": row.get("gpu"),
+                "duplex_gbs": _number(row.get("duplex_gbs")),
+                "sources": nvlink_keys,
+            }
+            for row in table.get("nvlink_generations", [])
+            if isinstance(row, dict)
         ],
         "sources": sources,
         "gpus": gpus,
@@ -674,16 +720,18 @@ def build_pcie(reference: dict[str, Any]) -> dict[str, Any]:
         keys = _split_keys(raw.get("source"))
         used = _merge(used, keys)
         gen = re.match(r"(\d+)", str(raw.get("gen")))
-        rows.append({
-            "gen": int(gen.group(1)) if gen else None,
-            "gt_s": _number(raw.get("gt_s")),
-            "encoding": raw.get("encoding"),
-            "gb_s_per_lane_per_dir": _number(raw.get("gb_s_per_lane_per_dir")),
-            "x16_gb_s_per_dir": _number(raw.get("x16_gb_s_per_dir")),
-            "x16_gb_s_duplex": _number(raw.get("x16_gb_s_duplex")),
-            "note": raw.get("note"),
-            "sources": keys,
-        })
+        rows.append(
+            {
+                "gen": int(gen.group(1)) if gen else None,
+                "gt_s": _number(raw.get("gt_s")),
+                "encoding": raw.get("encoding"),
+                "gb_s_per_lane_per_dir": _number(raw.get("gb_s_per_lane_per_dir")),
+                "x16_gb_s_per_dir": _number(raw.get("x16_gb_s_per_dir")),
+                "x16_gb_s_duplex": _number(raw.get("x16_gb_s_duplex")),
+                "note": raw.get("note"),
+                "sources": keys,
+            }
+        )
     rows.sort(key=lambda row: row["gen"] or 0)
     sources = _sources(reference, used)
     for row in rows:
@@ -726,15 +774,33 @@ DOCKER_REREAD = (
 DOCKER_NO_CUDNN_OS = frozenset({"amzn2023", "azl3", "cm2"})
 # Tags seen pinned in public files (source DOCK_PINS) beyond what the reference lists as published.
 DOCKER_SEEN: dict[str, list[str]] = {
-    "13.2.1": ["13.2.1-runtime-ubuntu24.04", "13.2.1-devel-ubuntu24.04", "13.2.1-cudnn-runtime-ubuntu24.04",
-               "13.2.1-base-ubuntu24.04"],
-    "13.1.2": ["13.1.2-base-ubuntu24.04", "13.1.2-runtime-ubuntu24.04", "13.1.2-devel-ubuntu24.04",
-               "13.1.2-devel-ubuntu22.04"],
+    "13.2.1": [
+        "13.2.1-runtime-ubuntu24.04",
+        "13.2.1-devel-ubuntu24.04",
+        "13.2.1-cudnn-runtime-ubuntu24.04",
+        "13.2.1-base-ubuntu24.04",
+    ],
+    "13.1.2": [
+        "13.1.2-base-ubuntu24.04",
+        "13.1.2-runtime-ubuntu24.04",
+        "13.1.2-devel-ubuntu24.04",
+        "13.1.2-devel-ubuntu22.04",
+    ],
     "13.1.1": ["13.1.1-runtime-ubuntu24.04", "13.1.1-devel-ubuntu24.04"],
-    "13.0.3": ["13.0.3-base-ubuntu24.04", "13.0.3-runtime-ubuntu24.04", "13.0.3-devel-ubuntu24.04",
-               "13.0.3-cudnn-runtime-ubuntu24.04", "13.0.3-cudnn-devel-ubuntu24.04", "13.0.3-cudnn-devel-ubuntu22.04"],
-    "12.9.2": ["12.9.2-base-ubuntu24.04", "12.9.2-runtime-ubuntu24.04", "12.9.2-devel-ubuntu24.04",
-               "12.9.2-base-ubuntu22.04"],
+    "13.0.3": [
+        "13.0.3-base-ubuntu24.04",
+        "13.0.3-runtime-ubuntu24.04",
+        "13.0.3-devel-ubuntu24.04",
+        "13.0.3-cudnn-runtime-ubuntu24.04",
+        "13.0.3-cudnn-devel-ubuntu24.04",
+        "13.0.3-cudnn-devel-ubuntu22.04",
+    ],
+    "12.9.2": [
+        "12.9.2-base-ubuntu24.04",
+        "12.9.2-runtime-ubuntu24.04",
+        "12.9.2-devel-ubuntu24.04",
+        "12.9.2-base-ubuntu22.04",
+    ],
 }
 _DOCKER_VERSION_RE = re.compile(r"\d+\.\d+\.\d+")
 _DOCKER_OS_RE = re.compile(r"([a-z]+)(\d+(?:\.\d+)?)((?:/\d+(?:\.\d+)?)*)")
@@ -789,7 +855,7 @@ def _docker_flavors(entries: list[str]) -> tuple[list[str], str | None, set[str]
         else:
             raise ValueError(f"table5 flavor entry not understood: {entry!r}")
         if remark.startswith("not on "):
-            no_cudnn.update(part for part in remark[len("not on "):].split("/") if part)
+            no_cudnn.update(part for part in remark[len("not on ") :].split("/") if part)
         elif re.fullmatch(r"[a-z]+\d+(?:\.\d+)?(?:, ?[a-z]+\d+(?:\.\d+)?)*", remark):
             only = [part.strip() for part in remark.split(",")]
         elif remark:
@@ -798,7 +864,7 @@ def _docker_flavors(entries: list[str]) -> tuple[list[str], str | None, set[str]
 
 
 def _docker_versions(text: str) -> tuple[list[str], list[str]]:
-    """"13.0.2 (13.0.0/13.0.1/13.0.3 also seen)" -> (["13.0.2"], ["13.0.0", "13.0.1", "13.0.3"])."""
+    """ "13.0.2 (13.0.0/13.0.1/13.0.3 also seen)" -> (["13.0.2"], ["13.0.0", "13.0.1", "13.0.3"])."""
     head, _, rest = text.partition("(")
     return _DOCKER_VERSION_RE.findall(head), _DOCKER_VERSION_RE.findall(rest)
 
@@ -835,7 +901,8 @@ def _docker_row(version: str, raw: dict[str, Any], sources: dict[str, Any]) -> d
         "sources": [key for key in keys if key in sources],
         "note": note,
         "also_seen": {"tags": also_seen, "sources": [k for k in keys if sources.get(k, {}).get("secondary")]}
-        if also_seen else None,
+        if also_seen
+        else None,
     }
     return row
 
@@ -861,11 +928,15 @@ def build_docker_cuda(reference: dict[str, Any]) -> dict[str, Any]:
             raise ValueError(f"table5 row without an exact CUDA version: {raw.get('cuda')!r}")
         for version in versions:
             rows[version] = _docker_row(version, raw, sources)
-            newer = [v for v in versions if v.split(".")[:2] == version.split(".")[:2] and
-                     _release_key(v) > _release_key(version)]
+            newer = [
+                v
+                for v in versions
+                if v.split(".")[:2] == version.split(".")[:2] and _release_key(v) > _release_key(version)
+            ]
             if newer:  # "13.1.2 / 13.1.1": the older update of the same minor is superseded
-                rows[version]["note"] = _join_note(rows[version]["note"],
-                                                   f"superseded by {newer[0]} (only the newest update is supported)")
+                rows[version]["note"] = _join_note(
+                    rows[version]["note"], f"superseded by {newer[0]} (only the newest update is supported)"
+                )
         for version in seen_versions:
             if version in DOCKER_SEEN and version not in rows:
                 rows[version] = _seen_row(version, versions[0])
@@ -906,7 +977,7 @@ def _seen_row(version: str, superseded_by: str | None) -> dict[str, Any]:
     os_tokens: list[str] = []
     flavors: list[str] = []
     for tag in tags:
-        rest = tag[len(version) + 1:]
+        rest = tag[len(version) + 1 :]
         flavor, _, os = rest.rpartition("-")
         os_tokens, flavors = _merge(os_tokens, [os]), _merge(flavors, [flavor])
     by_os = {}
@@ -918,9 +989,16 @@ def _seen_row(version: str, superseded_by: str | None) -> dict[str, Any]:
     if superseded_by:
         note += f" The reference lists it beside {superseded_by} as 'also seen'."
     return {
-        "cuda": version, "os": os_tokens, "flavors": flavors, "flavors_by_os": by_os,
+        "cuda": version,
+        "os": os_tokens,
+        "flavors": flavors,
+        "flavors_by_os": by_os,
         "cudnn": "cudnn" if any(f.startswith("cudnn") for f in flavors) else None,
-        "confidence": "secondary", "eol": False, "sources": ["DOCK_PINS"], "note": note, "also_seen": None,
+        "confidence": "secondary",
+        "eol": False,
+        "sources": ["DOCK_PINS"],
+        "note": note,
+        "also_seen": None,
     }
 
 
@@ -1030,8 +1108,10 @@ def newer_than_data(html: str, variant: str, data: dict[str, Any]) -> list[str]:
     lines = []
     for major, minor in sorted({(a, b) for a, b, _c, tag in versions_in_listing(html) if tag == variant}):
         if (major, minor) not in known and (major, minor) > newest:
-            lines.append(f"torch {major}.{minor} has a {variant} wheel on download.pytorch.org; the data stops at "
-                         f"{newest[0]}.{newest[1]} for {variant}")
+            lines.append(
+                f"torch {major}.{minor} has a {variant} wheel on download.pytorch.org; the data stops at "
+                f"{newest[0]}.{newest[1]} for {variant}"
+            )
     return lines
 
 
@@ -1043,7 +1123,7 @@ def online_report(data: dict[str, Any], extra_variants: list[str], timeout: floa
     for variant in variants:
         url = f"{INDEX_ROOT}/{variant}/torch/"
         try:
-            with urllib.request.urlopen(url, timeout=timeout) as response:  # noqa: S310 (fixed https URL)
+            with urllib.request.urlopen(url, timeout=timeout) as response:
                 html = response.read(64 * 1024 * 1024).decode("utf-8", "replace")
         except urllib.error.HTTPError as exc:  # the server answered: this index is missing, go on
             lines.append(f"{variant}: {url} answered HTTP {exc.code}")

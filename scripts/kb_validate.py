@@ -63,8 +63,14 @@ XID_SEVERITIES = ("problem", "warning", "info")
 XID_CATEGORIES = ("hardware", "driver", "application", "memory", "nvlink", "thermal", "power", "unknown")
 # The one placeholder gpudoctor.kb.xid fills in; any other "{...}" or "<...>" would reach the user unfilled.
 PLACEHOLDER_RE = re.compile(r"\{[^}]*\}|<[^>]*>")
-SPEC_FIGURES = ("memory_bandwidth_gbs", "fp32_tflops", "fp16_tensor_dense_tflops", "bf16_tensor_dense_tflops",
-                "tf32_tensor_dense_tflops", "nvlink_gbs_bidirectional")
+SPEC_FIGURES = (
+    "memory_bandwidth_gbs",
+    "fp32_tflops",
+    "fp16_tensor_dense_tflops",
+    "bf16_tensor_dense_tflops",
+    "tf32_tensor_dense_tflops",
+    "nvlink_gbs_bidirectional",
+)
 RELEASE_RE = re.compile(r"\d{1,2}\.\d{1,3}")
 TAG_RE = re.compile(r"cu(\d{2,3})")
 ARCH_ENTRY_RE = re.compile(r"\d{1,2}\.\d(\+PTX)?")
@@ -176,7 +182,7 @@ def _check_driver_file(data: dict[str, Any], errors: list[str]) -> tuple[dict[st
     ordered.sort(key=lambda item: item[0])
     for column in ("linux_min", "windows_min"):
         previous: tuple[tuple[int, int, int], str, str] | None = None
-        for full3, row in ordered:
+        for _full3, row in ordered:
             driver = kb.parse_driver_version(row.get(column))
             if driver is None:
                 continue
@@ -278,8 +284,9 @@ def _check_gpu_file(data: dict[str, Any], cc_map: dict[str, str], errors: list[s
 # --------------------------------------------------------------------------- framework files
 
 
-def _check_key_list(where: str, row: dict[str, Any], key: str, sources: dict[str, Any], errors: list[str],
-                    required: bool) -> None:
+def _check_key_list(
+    where: str, row: dict[str, Any], key: str, sources: dict[str, Any], errors: list[str], required: bool
+) -> None:
     keys = row.get(key)
     if keys in (None, []):
         if required:
@@ -377,9 +384,11 @@ def _check_torch_file(data: dict[str, Any], errors: list[str]) -> dict[str, int]
             cudnn = variant.get("cudnn")
             if cudnn is not None and (not isinstance(cudnn, str) or not CUDNN_PIN_RE.fullmatch(cudnn)):
                 errors.append(f"{vwhere}: cudnn {cudnn!r} is not a W.X.Y.Z pin")
-            for column, keys in (("arch_list_linux_x86_64", "arch_sources"),
-                                 ("arch_list_linux_aarch64", "aarch64_arch_sources"),
-                                 ("arch_list_windows", "windows_arch_sources")):
+            for column, keys in (
+                ("arch_list_linux_x86_64", "arch_sources"),
+                ("arch_list_linux_aarch64", "aarch64_arch_sources"),
+                ("arch_list_windows", "windows_arch_sources"),
+            ):
                 _arch_entries(f"{vwhere} {column}", variant.get(column), errors)
                 _check_key_list(vwhere, variant, keys, sources, errors, required=variant.get(column) is not None)
             if variant.get("arch_list_linux_x86_64") is None and not variant.get("note"):
@@ -457,12 +466,16 @@ def _check_tf_file(data: dict[str, Any], driver: dict[str, Any] | None, errors: 
         if driver is not None:
             expected = ga.get((cuda[0], cuda[1]))
             if row.get("linux_driver_min") != expected:
-                errors.append(f"{where}: linux_driver_min {row.get('linux_driver_min')!r} but the driver table says "
-                              f"{expected!r} for CUDA {cuda[0]}.{cuda[1]}")
+                errors.append(
+                    f"{where}: linux_driver_min {row.get('linux_driver_min')!r} but the driver table says "
+                    f"{expected!r} for CUDA {cuda[0]}.{cuda[1]}"
+                )
             floor = floors.get(cuda[0])
             if row.get("linux_driver_mvc_floor") != floor:
-                errors.append(f"{where}: linux_driver_mvc_floor {row.get('linux_driver_mvc_floor')!r} but the driver "
-                              f"table's CUDA {cuda[0]}.x floor is {floor!r}")
+                errors.append(
+                    f"{where}: linux_driver_mvc_floor {row.get('linux_driver_mvc_floor')!r} but the driver "
+                    f"table's CUDA {cuda[0]}.x floor is {floor!r}"
+                )
     return {"releases": len(releases)}
 
 
@@ -496,9 +509,14 @@ def _check_cudnn_file(data: dict[str, Any], errors: list[str]) -> dict[str, int]
             errors.append(f"{where}: min_compute_capability {cc!r} is not 'X.Y'")
         steps = row.get("min_compute_capability_from", []) or []
         for step in steps:
-            ok = (isinstance(step, list) and len(step) == 2 and isinstance(step[0], str)
-                  and re.fullmatch(rf"{major}\.\d+\.\d+", step[0]) and isinstance(step[1], str)
-                  and CC_RE.fullmatch(step[1]))
+            ok = (
+                isinstance(step, list)
+                and len(step) == 2
+                and isinstance(step[0], str)
+                and re.fullmatch(rf"{major}\.\d+\.\d+", step[0])
+                and isinstance(step[1], str)
+                and CC_RE.fullmatch(step[1])
+            )
             if not ok:
                 errors.append(f"{where}: min_compute_capability_from entry {step!r} is not [version, 'X.Y']")
         if cc is None and not steps:
@@ -531,8 +549,10 @@ def _check_packages_file(data: dict[str, Any], driver: dict[str, Any] | None, er
         if kb.parse_driver_version(floor) is None:
             errors.append(f"{where}: linux_driver_min {floor!r} is not a driver version")
         elif driver is not None and floors.get(row["cuda_major"]) != floor:
-            errors.append(f"{where}: linux_driver_min {floor} but the driver table's CUDA "
-                          f"{row['cuda_major']}.x floor is {floors.get(row['cuda_major'])!r}")
+            errors.append(
+                f"{where}: linux_driver_min {floor} but the driver table's CUDA "
+                f"{row['cuda_major']}.x floor is {floors.get(row['cuda_major'])!r}"
+            )
         branch = row.get("driver_branch_min")
         if kb.parse_driver_version(floor) and isinstance(branch, str) and branch.isdigit():
             if kb.parse_driver_version(floor)[0] < int(branch):
@@ -565,8 +585,11 @@ def _check_packages_file(data: dict[str, Any], driver: dict[str, Any] | None, er
         elif set(extras_of) - known_extras:
             errors.append(f"{where}: extras {sorted(set(extras_of) - known_extras)} are not in jax.extras")
         jaxlib = row.get("jaxlib")
-        if jaxlib is not None and (not isinstance(jaxlib, str) or not re.fullmatch(r"\d+(\.\d+){2,3}", jaxlib)
-                                   or tuple(int(x) for x in jaxlib.split(".")) > key):
+        if jaxlib is not None and (
+            not isinstance(jaxlib, str)
+            or not re.fullmatch(r"\d+(\.\d+){2,3}", jaxlib)
+            or tuple(int(x) for x in jaxlib.split(".")) > key
+        ):
             errors.append(f"{where}: jaxlib {jaxlib!r} is not a version at or below the release")
     seen_packages: set[str] = set()
     for row in packages:
@@ -620,8 +643,9 @@ def _check_pcie_file(data: dict[str, Any], errors: list[str]) -> tuple[dict[str,
     return {"generations": len(rows)}, set(gens)
 
 
-def _check_specs_file(data: dict[str, Any], cc_map: dict[str, str], pcie_gens: set[int],
-                      errors: list[str]) -> dict[str, int]:
+def _check_specs_file(
+    data: dict[str, Any], cc_map: dict[str, str], pcie_gens: set[int], errors: list[str]
+) -> dict[str, int]:
     from gpudoctor.kb import gpu_specs
 
     name = SPECS_FILE
@@ -651,8 +675,12 @@ def _check_specs_file(data: dict[str, Any], cc_map: dict[str, str], pcie_gens: s
         fp16, bf16 = row.get("fp16_tensor_dense_tflops"), row.get("bf16_tensor_dense_tflops")
         if _positive(fp16) and _positive(tf32) and tf32 > fp16:
             errors.append(f"{where}: TF32 {tf32} above FP16 {fp16}")
-        if _positive(bf16) and _positive(row.get("fp32_tflops")) and bf16 < row["fp32_tflops"] and \
-                str(row.get("architecture", "")).startswith(("Ampere", "Ada", "Hopper", "Blackwell")):
+        if (
+            _positive(bf16)
+            and _positive(row.get("fp32_tflops"))
+            and bf16 < row["fp32_tflops"]
+            and str(row.get("architecture", "")).startswith(("Ampere", "Ada", "Hopper", "Blackwell"))
+        ):
             errors.append(f"{where}: BF16 tensor rate {bf16} below FP32 {row['fp32_tflops']}")
         cc = row.get("compute_capability")
         if cc is not None:
@@ -751,8 +779,9 @@ def _check_xid_file(data: dict[str, Any], errors: list[str]) -> dict[str, int]:
         if row.get("note") is not None and not _nonempty(row.get("note")):
             errors.append(f"{where}: note is neither text nor null")
         actions = row.get("recovery_actions")
-        if actions is not None and (not isinstance(actions, dict) or not actions
-                                    or any(v not in XID_SEVERITIES for v in actions.values())):
+        if actions is not None and (
+            not isinstance(actions, dict) or not actions or any(v not in XID_SEVERITIES for v in actions.values())
+        ):
             errors.append(f"{where}: recovery_actions is not a map of action -> severity")
     return {"xids": len(rows), "commands": len(command_names)}
 
@@ -790,8 +819,13 @@ def _check_health_file(data: dict[str, Any], errors: list[str]) -> dict[str, int
         return {"limits": len(limits)}
     _check_sources(f"{name}: persistence", persistence, sources, errors)
     lists = {}
-    for key in ("datacenter_brands", "other_brands", "datacenter_name_prefixes", "datacenter_models",
-                "other_name_words"):
+    for key in (
+        "datacenter_brands",
+        "other_brands",
+        "datacenter_name_prefixes",
+        "datacenter_models",
+        "other_name_words",
+    ):
         values = persistence.get(key)
         if not isinstance(values, list) or not values or not all(_nonempty(v) for v in values):
             errors.append(f"{name}: persistence {key} is not a list of names")
@@ -809,12 +843,18 @@ def _match_in(gpus: list[dict[str, Any]], spelled: str) -> int | None:
     from gpudoctor.kb import gpu_specs
 
     tokens = gpu_specs.spec_name_tokens(spelled)
-    entries = sorted(((gpu_specs.spec_name_tokens(n), i) for i, r in enumerate(gpus) for n in r.get("names") or []
-                      if isinstance(n, str)), key=lambda entry: -len(entry[0]))
+    entries = sorted(
+        (
+            (gpu_specs.spec_name_tokens(n), i)
+            for i, r in enumerate(gpus)
+            for n in r.get("names") or []
+            if isinstance(n, str)
+        ),
+        key=lambda entry: -len(entry[0]),
+    )
     for row_tokens, position in entries:
         size = len(row_tokens)
-        if row_tokens and tokens[:size] == row_tokens and all(
-                re.fullmatch(r"\d{1,3}gb", t) for t in tokens[size:]):
+        if row_tokens and tokens[:size] == row_tokens and all(re.fullmatch(r"\d{1,3}gb", t) for t in tokens[size:]):
             return position
     return None
 
@@ -871,8 +911,11 @@ def _check_docker_file(data: dict[str, Any], errors: list[str]) -> dict[str, int
             errors.append(f"{where}: confidence must be 'published' or 'secondary'")
         published += row.get("confidence") == "published"
         os_list, flavors = row.get("os"), row.get("flavors")
-        if not (isinstance(os_list, list) and os_list and all(isinstance(o, str) and DOCKER_OS_RE.fullmatch(o)
-                                                                for o in os_list)):
+        if not (
+            isinstance(os_list, list)
+            and os_list
+            and all(isinstance(o, str) and DOCKER_OS_RE.fullmatch(o) for o in os_list)
+        ):
             errors.append(f"{where}: 'os' must be a non-empty list of tokens like ubuntu24.04")
             os_list = []
         if not (isinstance(flavors, list) and flavors and all(isinstance(f, str) for f in flavors)):
@@ -974,9 +1017,11 @@ def main(argv: list[str] | None = None) -> int:
         for error in errors:
             print(f"  - {error}")
         return 1
-    print("ok: every row sourced, versions parse, driver minimums monotonic, GPU names unique, "
-          "framework tables consistent with the driver table, spec sheets and PCIe rates consistent, "
-          "Xid rows and health limits well-formed")
+    print(
+        "ok: every row sourced, versions parse, driver minimums monotonic, GPU names unique, "
+        "framework tables consistent with the driver table, spec sheets and PCIe rates consistent, "
+        "Xid rows and health limits well-formed"
+    )
     return 0
 
 

@@ -10,16 +10,21 @@ from __future__ import annotations
 import json
 import os
 import re
-import time
 import sys
+import time
+from collections.abc import Iterable
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
-from typing import Any, Callable, Iterable
+from typing import Any, Callable
 
 # Imported with this module, not in the probes' threads: an import there would hold the import lock
 # while every other thread starts, and the probes (the slowest sources) would start last.
 from gpudoctor.evidence.framework_probes import (
-    DEFAULT_PROBE_TIMEOUT_S, absent_here, likely_installed, locate_absent, run_probe,
+    DEFAULT_PROBE_TIMEOUT_S,
+    absent_here,
+    likely_installed,
+    locate_absent,
+    run_probe,
 )
 from gpudoctor.evidence.model import Evidence, EvidenceItem
 from gpudoctor.evidence.run_command import run_command
@@ -76,9 +81,13 @@ def driver_absent() -> bool:
 
 
 def skipped(source: Source) -> EvidenceItem:
-    return EvidenceItem(name=source.name, kind=source.kind, argv=list(source.argv),
-                        error="skipped: no NVIDIA kernel module is loaded, so this can only repeat the error "
-                              "recorded in nvidia-smi.txt")
+    return EvidenceItem(
+        name=source.name,
+        kind=source.kind,
+        argv=list(source.argv),
+        error="skipped: no NVIDIA kernel module is loaded, so this can only repeat the error "
+        "recorded in nvidia-smi.txt",
+    )
 
 
 def _target_python_record(target: Any) -> dict[str, Any]:
@@ -110,8 +119,13 @@ def _probe(framework: str, target: Any, probe_timeout: float | None, plan: Probe
     return item or run_probe(framework, target.executable, probe_timeout or DEFAULT_PROBE_TIMEOUT_S, nice=nice)
 
 
-def collect_source(source: Source, timeout: float, target: Any = None, probe_timeout: float | None = None,
-                   plan: ProbePlan = ProbePlan()) -> EvidenceItem:
+def collect_source(
+    source: Source,
+    timeout: float,
+    target: Any = None,
+    probe_timeout: float | None = None,
+    plan: ProbePlan = ProbePlan(),
+) -> EvidenceItem:
     """Collect one source; while heavy probes (importing a framework takes seconds) run, the rest yield the CPU."""
     nice = _BACKGROUND_NICE if plan.heavy and source.probe not in plan.heavy else 0
     if source.probe:
@@ -133,13 +147,21 @@ def collect_source(source: Source, timeout: float, target: Any = None, probe_tim
 def live_sources(sources: Iterable[Source], target: Any, frameworks: Iterable[str]) -> list[Source]:
     """The sources worth collecting here: no pasted-report sources; probes only with a target Python."""
     wanted = set(frameworks) if target is not None else set()
-    return [s for s in sources if s.live and (s.probe is None or s.probe in wanted)
-            and (s.name != "target-python.json" or target is not None)]
+    return [
+        s
+        for s in sources
+        if s.live and (s.probe is None or s.probe in wanted) and (s.name != "target-python.json" or target is not None)
+    ]
 
 
-def collect(timeout: float = DEFAULT_TIMEOUT_S, sources: Iterable[Source] = SOURCES,
-            on_done: Callable[[EvidenceItem], None] | None = None, target: Any = None,
-            frameworks: Iterable[str] = (), probe_timeout: float | None = None) -> Evidence:
+def collect(
+    timeout: float = DEFAULT_TIMEOUT_S,
+    sources: Iterable[Source] = SOURCES,
+    on_done: Callable[[EvidenceItem], None] | None = None,
+    target: Any = None,
+    frameworks: Iterable[str] = (),
+    probe_timeout: float | None = None,
+) -> Evidence:
     """Collect every source concurrently; ``on_done`` is told about each as it finishes.
 
     ``target`` (a :class:`~gpudoctor.evidence.target_python.TargetPython`) is the Python the
@@ -157,9 +179,12 @@ def collect(timeout: float = DEFAULT_TIMEOUT_S, sources: Iterable[Source] = SOUR
     with ThreadPoolExecutor(max_workers=max(1, len(sources) + 1)) as pool:
         located = pool.submit(locate_absent, light, target.executable, timeout) if light else None
         plan = ProbePlan(heavy, located)
-        futures = [pool.submit(skipped, source) if source.needs_driver and skip_driver_queries
-                   else pool.submit(collect_source, source, timeout, target, probe_timeout, plan)
-                   for source in sources_by_start]
+        futures = [
+            pool.submit(skipped, source)
+            if source.needs_driver and skip_driver_queries
+            else pool.submit(collect_source, source, timeout, target, probe_timeout, plan)
+            for source in sources_by_start
+        ]
         for future in futures:
             item = future.result()
             evidence.add(item)

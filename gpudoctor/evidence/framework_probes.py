@@ -10,9 +10,9 @@ never as an exception in gpudoctor.
 from __future__ import annotations
 
 import os
-import sys
 import shutil
 import signal
+import sys
 import tempfile
 from collections.abc import Mapping
 
@@ -76,14 +76,18 @@ def _captured_section(framework: str, path: str) -> str:
 def _failure(framework: str, python: str, item: EvidenceItem, timeout: float) -> str | None:
     """One sentence for a probe that gave no result, or None when it did."""
     if item.timed_out:
-        return (f"the {framework} probe did not finish within {timeout:g} s and was stopped "
-                f"(importing or initialising {framework} hung in {python})")
+        return (
+            f"the {framework} probe did not finish within {timeout:g} s and was stopped "
+            f"(importing or initialising {framework} hung in {python})"
+        )
     if item.exit_code is None:  # it never ran: run_command's error says why
         return f"the {framework} probe could not run {python}: {item.error}"
     if item.exit_code < 0:
         number = -item.exit_code
-        return (f"the {framework} probe crashed (signal {number}, {_signal_name(number)}) "
-                f"while importing or probing {framework} in {python}")
+        return (
+            f"the {framework} probe crashed (signal {number}, {_signal_name(number)}) "
+            f"while importing or probing {framework} in {python}"
+        )
     if item.json() is None and not _has_json_line(item.text):
         if item.exit_code != 0:
             return f"the {framework} probe exited with status {item.exit_code} without a result ({python})"
@@ -143,8 +147,11 @@ def locate_absent(frameworks: list[str], python: str, timeout: float) -> dict[st
         return {}
     if not isinstance(answers, dict):
         return {}
-    return {name: _absent_item(name, python, record, item.duration_s)
-            for name, record in answers.items() if name in frameworks and isinstance(record, dict)}
+    return {
+        name: _absent_item(name, python, record, item.duration_s)
+        for name, record in answers.items()
+        if name in frameworks and isinstance(record, dict)
+    }
 
 
 def _absent_item(framework: str, python: str, record: dict | None, duration_s: float | None) -> EvidenceItem | None:
@@ -152,8 +159,14 @@ def _absent_item(framework: str, python: str, record: dict | None, duration_s: f
         return None
     import json
 
-    return EvidenceItem(name=probe_file_name(framework), kind="json", text=json.dumps(record) + "\n",
-                        argv=probe_argv(framework, python), exit_code=0, duration_s=duration_s)
+    return EvidenceItem(
+        name=probe_file_name(framework),
+        kind="json",
+        text=json.dumps(record) + "\n",
+        argv=probe_argv(framework, python),
+        exit_code=0,
+        duration_s=duration_s,
+    )
 
 
 def likely_installed(framework: str, python: str) -> bool:
@@ -165,14 +178,21 @@ def likely_installed(framework: str, python: str) -> bool:
     import glob
 
     prefix = os.path.dirname(os.path.dirname(os.path.abspath(python)))
-    patterns = (os.path.join(prefix, "lib", "python*", "site-packages", framework),
-                os.path.join(prefix, "Lib", "site-packages", framework),
-                os.path.join(os.path.dirname(os.path.abspath(python)), "Lib", "site-packages", framework))
+    patterns = (
+        os.path.join(prefix, "lib", "python*", "site-packages", framework),
+        os.path.join(prefix, "Lib", "site-packages", framework),
+        os.path.join(os.path.dirname(os.path.abspath(python)), "Lib", "site-packages", framework),
+    )
     return any(glob.glob(pattern) for pattern in patterns)
 
 
-def run_probe(framework: str, python: str, timeout: float = DEFAULT_PROBE_TIMEOUT_S,
-              base_env: Mapping[str, str] | None = None, nice: int = 0) -> EvidenceItem:
+def run_probe(
+    framework: str,
+    python: str,
+    timeout: float = DEFAULT_PROBE_TIMEOUT_S,
+    base_env: Mapping[str, str] | None = None,
+    nice: int = 0,
+) -> EvidenceItem:
     """Run ``framework``'s probe in ``python``; the item is ``framework-<name>.json`` whatever happens."""
     name = probe_file_name(framework)
     env = probe_env(framework, os.environ if base_env is None else base_env)

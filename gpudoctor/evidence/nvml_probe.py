@@ -24,17 +24,36 @@ from typing import Any, Callable
 # NVML error codes (nvml.h) by name, so the record does not depend on which
 # constants a given nvidia-ml-py release defines.
 NVML_ERROR_NAMES = {
-    1: "NVML_ERROR_UNINITIALIZED", 2: "NVML_ERROR_INVALID_ARGUMENT", 3: "NVML_ERROR_NOT_SUPPORTED",
-    4: "NVML_ERROR_NO_PERMISSION", 5: "NVML_ERROR_ALREADY_INITIALIZED", 6: "NVML_ERROR_NOT_FOUND",
-    7: "NVML_ERROR_INSUFFICIENT_SIZE", 8: "NVML_ERROR_INSUFFICIENT_POWER", 9: "NVML_ERROR_DRIVER_NOT_LOADED",
-    10: "NVML_ERROR_TIMEOUT", 11: "NVML_ERROR_IRQ_ISSUE", 12: "NVML_ERROR_LIBRARY_NOT_FOUND",
-    13: "NVML_ERROR_FUNCTION_NOT_FOUND", 14: "NVML_ERROR_CORRUPTED_INFOROM", 15: "NVML_ERROR_GPU_IS_LOST",
-    16: "NVML_ERROR_RESET_REQUIRED", 17: "NVML_ERROR_OPERATING_SYSTEM", 18: "NVML_ERROR_LIB_RM_VERSION_MISMATCH",
-    19: "NVML_ERROR_IN_USE", 20: "NVML_ERROR_MEMORY", 21: "NVML_ERROR_NO_DATA",
-    22: "NVML_ERROR_VGPU_ECC_NOT_SUPPORTED", 23: "NVML_ERROR_INSUFFICIENT_RESOURCES",
-    24: "NVML_ERROR_FREQ_NOT_SUPPORTED", 25: "NVML_ERROR_ARGUMENT_VERSION_MISMATCH",
-    26: "NVML_ERROR_DEPRECATED", 27: "NVML_ERROR_NOT_READY", 28: "NVML_ERROR_GPU_NOT_FOUND",
-    29: "NVML_ERROR_INVALID_STATE", 999: "NVML_ERROR_UNKNOWN",
+    1: "NVML_ERROR_UNINITIALIZED",
+    2: "NVML_ERROR_INVALID_ARGUMENT",
+    3: "NVML_ERROR_NOT_SUPPORTED",
+    4: "NVML_ERROR_NO_PERMISSION",
+    5: "NVML_ERROR_ALREADY_INITIALIZED",
+    6: "NVML_ERROR_NOT_FOUND",
+    7: "NVML_ERROR_INSUFFICIENT_SIZE",
+    8: "NVML_ERROR_INSUFFICIENT_POWER",
+    9: "NVML_ERROR_DRIVER_NOT_LOADED",
+    10: "NVML_ERROR_TIMEOUT",
+    11: "NVML_ERROR_IRQ_ISSUE",
+    12: "NVML_ERROR_LIBRARY_NOT_FOUND",
+    13: "NVML_ERROR_FUNCTION_NOT_FOUND",
+    14: "NVML_ERROR_CORRUPTED_INFOROM",
+    15: "NVML_ERROR_GPU_IS_LOST",
+    16: "NVML_ERROR_RESET_REQUIRED",
+    17: "NVML_ERROR_OPERATING_SYSTEM",
+    18: "NVML_ERROR_LIB_RM_VERSION_MISMATCH",
+    19: "NVML_ERROR_IN_USE",
+    20: "NVML_ERROR_MEMORY",
+    21: "NVML_ERROR_NO_DATA",
+    22: "NVML_ERROR_VGPU_ECC_NOT_SUPPORTED",
+    23: "NVML_ERROR_INSUFFICIENT_RESOURCES",
+    24: "NVML_ERROR_FREQ_NOT_SUPPORTED",
+    25: "NVML_ERROR_ARGUMENT_VERSION_MISMATCH",
+    26: "NVML_ERROR_DEPRECATED",
+    27: "NVML_ERROR_NOT_READY",
+    28: "NVML_ERROR_GPU_NOT_FOUND",
+    29: "NVML_ERROR_INVALID_STATE",
+    999: "NVML_ERROR_UNKNOWN",
 }
 
 COMPUTE_MODES = {0: "Default", 1: "Exclusive_Thread", 2: "Prohibited", 3: "Exclusive_Process"}
@@ -121,16 +140,24 @@ def _nvlinks(pynvml: Any, handle: Any, ask: _DeviceQuery) -> list[dict[str, Any]
             break
         if probe_errors:
             ask.errors[f"nvlink{link}_state"] = probe_errors["state"]
-        port: dict[str, Any] = {"link": link, "active": bool(state) if state is not None else None,
-                                "version": None, "remote_bus_id": None, "remote_type": None}
+        port: dict[str, Any] = {
+            "link": link,
+            "active": bool(state) if state is not None else None,
+            "version": None,
+            "remote_bus_id": None,
+            "remote_type": None,
+        }
         if state:  # an inactive link has no far end to ask about
-            port["version"] = ask(f"nvlink{link}_version",
-                                  lambda link=link: pynvml.nvmlDeviceGetNvLinkVersion(handle, link))
-            remote = ask(f"nvlink{link}_remote_pci",
-                         lambda link=link: pynvml.nvmlDeviceGetNvLinkRemotePciInfo(handle, link))
+            port["version"] = ask(
+                f"nvlink{link}_version", lambda link=link: pynvml.nvmlDeviceGetNvLinkVersion(handle, link)
+            )
+            remote = ask(
+                f"nvlink{link}_remote_pci", lambda link=link: pynvml.nvmlDeviceGetNvLinkRemotePciInfo(handle, link)
+            )
             port["remote_bus_id"] = _text(remote.busId) if remote is not None else None
-            kind = ask(f"nvlink{link}_remote_type",
-                       lambda link=link: pynvml.nvmlDeviceGetNvLinkRemoteDeviceType(handle, link))
+            kind = ask(
+                f"nvlink{link}_remote_type", lambda link=link: pynvml.nvmlDeviceGetNvLinkRemoteDeviceType(handle, link)
+            )
             port["remote_type"] = NVLINK_DEVICE_TYPES.get(kind, kind) if kind is not None else None
         ports.append(port)
     return ports or None
@@ -153,37 +180,54 @@ def _health(pynvml: Any, handle: Any, ask: _DeviceQuery, mig_current: Any) -> di
     # GPUs without ECC answer NOT_SUPPORTED to every counter too: four calls saved.
     if ask.code("ecc_mode") != _ERROR_NOT_SUPPORTED:
         for key, error_type, counter_type in (
-                ("volatile_corrected", c("NVML_MEMORY_ERROR_TYPE_CORRECTED", 0), c("NVML_VOLATILE_ECC", 0)),
-                ("volatile_uncorrected", c("NVML_MEMORY_ERROR_TYPE_UNCORRECTED", 1), c("NVML_VOLATILE_ECC", 0)),
-                ("aggregate_corrected", c("NVML_MEMORY_ERROR_TYPE_CORRECTED", 0), c("NVML_AGGREGATE_ECC", 1)),
-                ("aggregate_uncorrected", c("NVML_MEMORY_ERROR_TYPE_UNCORRECTED", 1), c("NVML_AGGREGATE_ECC", 1))):
-            counters[key] = ask(f"ecc_{key}", lambda e=error_type, t=counter_type:
-                                pynvml.nvmlDeviceGetTotalEccErrors(handle, e, t))
+            ("volatile_corrected", c("NVML_MEMORY_ERROR_TYPE_CORRECTED", 0), c("NVML_VOLATILE_ECC", 0)),
+            ("volatile_uncorrected", c("NVML_MEMORY_ERROR_TYPE_UNCORRECTED", 1), c("NVML_VOLATILE_ECC", 0)),
+            ("aggregate_corrected", c("NVML_MEMORY_ERROR_TYPE_CORRECTED", 0), c("NVML_AGGREGATE_ECC", 1)),
+            ("aggregate_uncorrected", c("NVML_MEMORY_ERROR_TYPE_UNCORRECTED", 1), c("NVML_AGGREGATE_ECC", 1)),
+        ):
+            counters[key] = ask(
+                f"ecc_{key}", lambda e=error_type, t=counter_type: pynvml.nvmlDeviceGetTotalEccErrors(handle, e, t)
+            )
     health["ecc_errors"] = counters or None
-    sbe = ask("retired_pages_sbe", lambda: pynvml.nvmlDeviceGetRetiredPages(
-        handle, c("NVML_PAGE_RETIREMENT_CAUSE_MULTIPLE_SINGLE_BIT_ECC_ERRORS", 0)))
-    dbe = ask("retired_pages_dbe", lambda: pynvml.nvmlDeviceGetRetiredPages(
-        handle, c("NVML_PAGE_RETIREMENT_CAUSE_DOUBLE_BIT_ECC_ERROR", 1)))
+    sbe = ask(
+        "retired_pages_sbe",
+        lambda: pynvml.nvmlDeviceGetRetiredPages(
+            handle, c("NVML_PAGE_RETIREMENT_CAUSE_MULTIPLE_SINGLE_BIT_ECC_ERRORS", 0)
+        ),
+    )
+    dbe = ask(
+        "retired_pages_dbe",
+        lambda: pynvml.nvmlDeviceGetRetiredPages(handle, c("NVML_PAGE_RETIREMENT_CAUSE_DOUBLE_BIT_ECC_ERROR", 1)),
+    )
     pending = ask("retired_pages_pending", lambda: pynvml.nvmlDeviceGetRetiredPagesPendingStatus(handle))
-    health["retired_pages"] = {"sbe": len(sbe) if sbe is not None else None,
-                               "dbe": len(dbe) if dbe is not None else None,
-                               "pending": pending}
+    health["retired_pages"] = {
+        "sbe": len(sbe) if sbe is not None else None,
+        "dbe": len(dbe) if dbe is not None else None,
+        "pending": pending,
+    }
     rows = ask("remapped_rows", lambda: pynvml.nvmlDeviceGetRemappedRows(handle))
-    health["remapped_rows"] = (dict(zip(("correctable", "uncorrectable", "pending", "failure"), rows))
-                               if rows is not None else None)
+    health["remapped_rows"] = (
+        dict(zip(("correctable", "uncorrectable", "pending", "failure"), rows)) if rows is not None else None
+    )
     valid = ask("inforom_valid", lambda: pynvml.nvmlDeviceValidateInforom(handle) or True)
     inforom_error = ask.errors.get("inforom_valid") or {}
     # Only CORRUPTED_INFOROM says "invalid"; NOT_SUPPORTED and the like say "could not check".
     invalid = inforom_error.get("code") == _ERROR_CORRUPTED_INFOROM
-    health["inforom"] = {"valid": True if valid else (False if invalid else None),
-                         "error": inforom_error.get("name") if invalid else None,
-                         "image": ask("inforom_image", lambda: pynvml.nvmlDeviceGetInforomImageVersion(handle))}
+    health["inforom"] = {
+        "valid": True if valid else (False if invalid else None),
+        "error": inforom_error.get("name") if invalid else None,
+        "image": ask("inforom_image", lambda: pynvml.nvmlDeviceGetInforomImageVersion(handle)),
+    }
     health["temperature"] = {
         "current": ask("temperature", lambda: pynvml.nvmlDeviceGetTemperature(handle, c("NVML_TEMPERATURE_GPU", 0))),
-        "slowdown": ask("temperature_slowdown", lambda: pynvml.nvmlDeviceGetTemperatureThreshold(
-            handle, c("NVML_TEMPERATURE_THRESHOLD_SLOWDOWN", 1))),
-        "shutdown": ask("temperature_shutdown", lambda: pynvml.nvmlDeviceGetTemperatureThreshold(
-            handle, c("NVML_TEMPERATURE_THRESHOLD_SHUTDOWN", 0))),
+        "slowdown": ask(
+            "temperature_slowdown",
+            lambda: pynvml.nvmlDeviceGetTemperatureThreshold(handle, c("NVML_TEMPERATURE_THRESHOLD_SLOWDOWN", 1)),
+        ),
+        "shutdown": ask(
+            "temperature_shutdown",
+            lambda: pynvml.nvmlDeviceGetTemperatureThreshold(handle, c("NVML_TEMPERATURE_THRESHOLD_SHUTDOWN", 0)),
+        ),
     }
     # "Event reasons" is the R535+ name of the same bitmask; older drivers and bindings know only "throttle".
     reasons = None
@@ -196,8 +240,11 @@ def _health(pynvml: Any, handle: Any, ask: _DeviceQuery, mig_current: Any) -> di
             ask.errors["clock_reasons"] = first_error
     health["clock_reasons"] = reasons
     processes = ask("compute_processes", lambda: pynvml.nvmlDeviceGetComputeRunningProcesses(handle))
-    if (processes is None and ask.code("compute_processes") == _ERROR_FUNCTION_NOT_FOUND
-            and hasattr(pynvml, "nvmlDeviceGetComputeRunningProcesses_v2")):
+    if (
+        processes is None
+        and ask.code("compute_processes") == _ERROR_FUNCTION_NOT_FOUND
+        and hasattr(pynvml, "nvmlDeviceGetComputeRunningProcesses_v2")
+    ):
         # the binding asks for _v3, which drivers before R510 lack
         processes = ask("compute_processes", lambda: pynvml.nvmlDeviceGetComputeRunningProcesses_v2(handle))
     health["compute_processes"] = len(processes) if processes is not None else None
@@ -205,9 +252,11 @@ def _health(pynvml: Any, handle: Any, ask: _DeviceQuery, mig_current: Any) -> di
     if mig_current == 1:
         most = ask("mig_device_count", lambda: pynvml.nvmlDeviceGetMaxMigDeviceCount(handle))
         # indices without a MIG device answer NOT_FOUND: that is the count, not an error
-        found = sum(1 for i in range(most or 0)
-                    if ask("mig_device", lambda i=i: pynvml.nvmlDeviceGetMigDeviceHandleByIndex(handle, i), {})
-                    is not None)
+        found = sum(
+            1
+            for i in range(most or 0)
+            if ask("mig_device", lambda i=i: pynvml.nvmlDeviceGetMigDeviceHandleByIndex(handle, i), {}) is not None
+        )
         health["mig_instances"] = found if most is not None else None
     health["fabric"] = ask("fabric", lambda: _fabric(pynvml, handle))
     return health
@@ -267,14 +316,26 @@ def _pairs(pynvml: Any, handles: list[Any]) -> list[dict[str, Any]]:
             if first is None or second is None:
                 continue
             errors: dict[str, Any] = {}
-            pairs.append({
-                "a": a, "b": b, "errors": errors,
-                "common_ancestor": query(errors, "common_ancestor",
-                                         lambda: pynvml.nvmlDeviceGetTopologyCommonAncestor(first, second)),
-                "p2p": {"read": query(errors, "p2p_read", lambda: pynvml.nvmlDeviceGetP2PStatus(first, second, read)),
-                        "nvlink": query(errors, "p2p_nvlink",
-                                        lambda: pynvml.nvmlDeviceGetP2PStatus(first, second, nvlink))},
-            })
+            pairs.append(
+                {
+                    "a": a,
+                    "b": b,
+                    "errors": errors,
+                    "common_ancestor": query(
+                        errors,
+                        "common_ancestor",
+                        lambda: pynvml.nvmlDeviceGetTopologyCommonAncestor(first, second),  # noqa: B023 - called at once, inside the loop
+                    ),
+                    "p2p": {
+                        "read": query(errors, "p2p_read", lambda: pynvml.nvmlDeviceGetP2PStatus(first, second, read)),  # noqa: B023 - called at once, inside the loop
+                        "nvlink": query(
+                            errors,
+                            "p2p_nvlink",
+                            lambda: pynvml.nvmlDeviceGetP2PStatus(first, second, nvlink),  # noqa: B023 - called at once, inside the loop
+                        ),
+                    },
+                }
+            )
     return pairs
 
 

@@ -19,8 +19,9 @@ from gpudoctor.evidence.model import EvidenceItem
 MAX_OUTPUT_CHARS = 4_000_000
 
 
-def run_command(name: str, argv: list[str], timeout: float, env: dict[str, str] | None = None,
-                nice: int = 0) -> EvidenceItem:
+def run_command(
+    name: str, argv: list[str], timeout: float, env: dict[str, str] | None = None, nice: int = 0
+) -> EvidenceItem:
     """Run ``argv``; ``nice`` > 0 lowers its CPU priority (a hint: the slowest source should not wait for it)."""
     item = EvidenceItem(name=name, kind="command", argv=list(argv))
     program = find_program(argv[0], env)

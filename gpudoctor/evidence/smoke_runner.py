@@ -46,8 +46,9 @@ def smoke_probe_path(framework: str) -> str:
     return os.path.join(_PROBES_DIR, f"smoke_{framework}.py")
 
 
-def smoke_argv(python: str, framework: str = "torch", mode: str = "quick", budget: float | None = None,
-               devices: str = "all") -> list[str]:
+def smoke_argv(
+    python: str, framework: str = "torch", mode: str = "quick", budget: float | None = None, devices: str = "all"
+) -> list[str]:
     budget = DEFAULT_BUDGET_S.get(mode, DEFAULT_BUDGET_S["quick"]) if budget is None else budget
     return [python, smoke_probe_path(framework), "--mode", mode, "--budget", f"{budget:g}", "--devices", devices]
 
@@ -57,7 +58,7 @@ def parse_progress_line(line: str) -> dict[str, Any] | None:
     if not line.startswith(PROGRESS_PREFIX):
         return None
     try:
-        event = json.loads(line[len(PROGRESS_PREFIX):])
+        event = json.loads(line[len(PROGRESS_PREFIX) :])
     except ValueError:
         return None
     return event if isinstance(event, dict) else None
@@ -72,8 +73,10 @@ class _Watched:
         self.stdout: list[bytes] = []
         self.log: list[str] = []
         self._log_chars = 0
-        self.threads = [threading.Thread(target=self._read_stdout, daemon=True),
-                        threading.Thread(target=self._read_stderr, daemon=True)]
+        self.threads = [
+            threading.Thread(target=self._read_stdout, daemon=True),
+            threading.Thread(target=self._read_stderr, daemon=True),
+        ]
         for thread in self.threads:
             thread.start()
 
@@ -105,9 +108,16 @@ class _Watched:
             thread.join(timeout)
 
 
-def run_smoke(python: str, framework: str = "torch", mode: str = "quick", budget: float | None = None,
-              timeout: float | None = None, on_progress: ProgressCallback | None = None, devices: str = "all",
-              base_env: Mapping[str, str] | None = None) -> EvidenceItem:
+def run_smoke(
+    python: str,
+    framework: str = "torch",
+    mode: str = "quick",
+    budget: float | None = None,
+    timeout: float | None = None,
+    on_progress: ProgressCallback | None = None,
+    devices: str = "all",
+    base_env: Mapping[str, str] | None = None,
+) -> EvidenceItem:
     """Run ``framework``'s smoke probe in ``python``; the ``smoke.json`` item, whatever happens.
 
     ``budget``: seconds the probe may spend (default 25 quick, 180 full); ``timeout``: the hard limit
@@ -150,8 +160,9 @@ def run_smoke(python: str, framework: str = "torch", mode: str = "quick", budget
     return item
 
 
-def _watch(proc: subprocess.Popen, item: EvidenceItem, hard_deadline: float,
-           on_progress: ProgressCallback | None) -> tuple[bool, bool]:
+def _watch(
+    proc: subprocess.Popen, item: EvidenceItem, hard_deadline: float, on_progress: ProgressCallback | None
+) -> tuple[bool, bool]:
     """Pump events until the probe ends; (interrupted, timed out).  Fills ``item.text`` and ``item.stderr``."""
     watched = _Watched(proc)
     interrupted = timed_out = False

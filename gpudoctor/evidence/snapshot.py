@@ -22,8 +22,8 @@ from gpudoctor import __version__
 from gpudoctor.errors import UsageError
 from gpudoctor.evidence.model import Evidence, EvidenceItem
 from gpudoctor.evidence.redact import redact
-from gpudoctor.evidence.sources import MANIFEST_NAME, SOURCE_NAMES, source_by_name
 from gpudoctor.evidence.sniff import guess_source_name
+from gpudoctor.evidence.sources import MANIFEST_NAME, SOURCE_NAMES, source_by_name
 
 MANIFEST_SCHEMA = 1
 # No single evidence file is anywhere near this; a bigger member is not ours.
@@ -199,7 +199,8 @@ def _read_single_file(path: str) -> dict[str, str]:
         if guessed is None:
             raise SnapshotError(
                 f"cannot tell what {path} holds; name it after its source (e.g. nvidia-smi.txt) "
-                "or pass a snapshot directory")
+                "or pass a snapshot directory"
+            )
         name = guessed
     return {name: text}
 

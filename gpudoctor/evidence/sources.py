@@ -49,32 +49,63 @@ def _nvml_argv() -> tuple[str, ...]:
         spec = None
     if spec is not None and spec.origin:
         paths.append(os.path.dirname(spec.origin))
-    code = (f"import sys; sys.path[:0] = {paths!r}; "
-            "from gpudoctor.evidence.nvml_probe import main; sys.exit(main())")
+    code = f"import sys; sys.path[:0] = {paths!r}; from gpudoctor.evidence.nvml_probe import main; sys.exit(main())"
     return (sys.executable, "-S", "-c", code)
 
 
 SOURCES: tuple[Source, ...] = (
-    Source("nvidia-smi-q-x.xml", "command", "full GPU query as XML", argv=("nvidia-smi", "-q", "-x"),
-           needs_driver=True),
-    Source("nvidia-smi.txt", "command", "the plain nvidia-smi table, or its error text",
-           argv=("nvidia-smi",)),
-    Source("nvidia-smi-L.txt", "command", "GPU and MIG device list with UUIDs", argv=("nvidia-smi", "-L"),
-           needs_driver=True),
-    Source("nvidia-smi-topo-m.txt", "command", "GPU/NIC/CPU topology matrix", argv=("nvidia-smi", "topo", "-m"),
-           needs_driver=True),
-    Source("nvidia-smi-topo-p2p-r.txt", "command", "which GPU pairs can read each other's memory peer-to-peer",
-           argv=("nvidia-smi", "topo", "-p2p", "r"), needs_driver=True),
-    Source("nvidia-smi-nvlink-s.txt", "command", "NVLink state and speed per link", argv=("nvidia-smi", "nvlink", "-s"),
-           needs_driver=True),
+    Source(
+        "nvidia-smi-q-x.xml", "command", "full GPU query as XML", argv=("nvidia-smi", "-q", "-x"), needs_driver=True
+    ),
+    Source("nvidia-smi.txt", "command", "the plain nvidia-smi table, or its error text", argv=("nvidia-smi",)),
+    Source(
+        "nvidia-smi-L.txt",
+        "command",
+        "GPU and MIG device list with UUIDs",
+        argv=("nvidia-smi", "-L"),
+        needs_driver=True,
+    ),
+    Source(
+        "nvidia-smi-topo-m.txt",
+        "command",
+        "GPU/NIC/CPU topology matrix",
+        argv=("nvidia-smi", "topo", "-m"),
+        needs_driver=True,
+    ),
+    Source(
+        "nvidia-smi-topo-p2p-r.txt",
+        "command",
+        "which GPU pairs can read each other's memory peer-to-peer",
+        argv=("nvidia-smi", "topo", "-p2p", "r"),
+        needs_driver=True,
+    ),
+    Source(
+        "nvidia-smi-nvlink-s.txt",
+        "command",
+        "NVLink state and speed per link",
+        argv=("nvidia-smi", "nvlink", "-s"),
+        needs_driver=True,
+    ),
     # NVSwitch systems need the fabric manager; LoadState tells "not installed" from "stopped".
-    Source("fabricmanager.txt", "command", "the nvidia-fabricmanager service's state",
-           argv=("systemctl", "show", "nvidia-fabricmanager", "--property=LoadState,ActiveState,SubState"),
-           needs_driver=True),
-    Source("proc-driver-nvidia-version.txt", "file", "version of the loaded NVIDIA kernel module",
-           path="/proc/driver/nvidia/version"),
-    Source("sys-module-nvidia-version.txt", "file", "version of the loaded NVIDIA kernel module (sysfs)",
-           path="/sys/module/nvidia/version"),
+    Source(
+        "fabricmanager.txt",
+        "command",
+        "the nvidia-fabricmanager service's state",
+        argv=("systemctl", "show", "nvidia-fabricmanager", "--property=LoadState,ActiveState,SubState"),
+        needs_driver=True,
+    ),
+    Source(
+        "proc-driver-nvidia-version.txt",
+        "file",
+        "version of the loaded NVIDIA kernel module",
+        path="/proc/driver/nvidia/version",
+    ),
+    Source(
+        "sys-module-nvidia-version.txt",
+        "file",
+        "version of the loaded NVIDIA kernel module (sysfs)",
+        path="/sys/module/nvidia/version",
+    ),
     Source("proc-modules.txt", "file", "loaded kernel modules (nvidia, nouveau, vfio)", path="/proc/modules"),
     Source("proc-version.txt", "file", "kernel build string (tells WSL apart)", path="/proc/version"),
     Source("nvcc-version.txt", "command", "the nvcc first on PATH", argv=("nvcc", "--version")),
@@ -86,12 +117,19 @@ SOURCES: tuple[Source, ...] = (
     Source("nvml.json", "json", "what NVML answered (run in a subprocess)", argv=_nvml_argv()),
     Source("env.json", "json", "GPU-related environment variables (allow-list)", scan=system_scan.scan_environment),
     Source("pci-devices.json", "json", "NVIDIA functions on the PCI bus from sysfs", scan=system_scan.scan_pci),
-    Source("cpu-topology.json", "json", "the CPUs this process may use and each NUMA node's CPUs",
-           scan=system_scan.scan_cpu_topology),
-    Source("device-nodes.json", "json", "/dev/nvidia* nodes and their permissions",
-           scan=system_scan.scan_device_nodes),
-    Source("cuda-toolkits.json", "json", "CUDA toolkit directories and their version files",
-           scan=system_scan.scan_cuda_toolkits),
+    Source(
+        "cpu-topology.json",
+        "json",
+        "the CPUs this process may use and each NUMA node's CPUs",
+        scan=system_scan.scan_cpu_topology,
+    ),
+    Source("device-nodes.json", "json", "/dev/nvidia* nodes and their permissions", scan=system_scan.scan_device_nodes),
+    Source(
+        "cuda-toolkits.json",
+        "json",
+        "CUDA toolkit directories and their version files",
+        scan=system_scan.scan_cuda_toolkits,
+    ),
     Source("cudnn.json", "json", "cuDNN headers and libraries", scan=system_scan.scan_cudnn),
     Source("driver-libraries.json", "json", "libnvidia-ml and libcuda files", scan=system_scan.scan_driver_libraries),
     Source("container.json", "json", "container and WSL markers", scan=system_scan.scan_container),
@@ -109,10 +147,25 @@ SOURCES: tuple[Source, ...] = (
 
 SOURCE_NAMES = tuple(s.name for s in SOURCES)
 # What `gpudoctor topo` needs: the wiring, the GPUs' names and links, whether they are idle, the driver's version.
-TOPOLOGY_SOURCES = tuple(s for s in SOURCES if s.name in (
-    "nvml.json", "nvidia-smi-q-x.xml", "nvidia-smi.txt", "nvidia-smi-topo-m.txt", "nvidia-smi-topo-p2p-r.txt",
-    "nvidia-smi-nvlink-s.txt", "fabricmanager.txt", "pci-devices.json", "lspci.txt", "cpu-topology.json",
-    "proc-driver-nvidia-version.txt", "proc-modules.txt"))
+TOPOLOGY_SOURCES = tuple(
+    s
+    for s in SOURCES
+    if s.name
+    in (
+        "nvml.json",
+        "nvidia-smi-q-x.xml",
+        "nvidia-smi.txt",
+        "nvidia-smi-topo-m.txt",
+        "nvidia-smi-topo-p2p-r.txt",
+        "nvidia-smi-nvlink-s.txt",
+        "fabricmanager.txt",
+        "pci-devices.json",
+        "lspci.txt",
+        "cpu-topology.json",
+        "proc-driver-nvidia-version.txt",
+        "proc-modules.txt",
+    )
+)
 PROBE_SOURCES = tuple(s for s in SOURCES if s.probe)
 MANIFEST_NAME = "manifest.json"
 

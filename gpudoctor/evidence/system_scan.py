@@ -20,26 +20,63 @@ NVIDIA_PCI_VENDOR = "0x10de"
 # Environment variables that shape GPU behaviour.  An allow-list, never a dump:
 # a snapshot is meant to be shared and must not carry secrets.
 ENV_ALLOW = (
-    "CUDA_VISIBLE_DEVICES", "CUDA_DEVICE_ORDER", "CUDA_HOME", "CUDA_PATH", "CUDA_ROOT",
-    "CUDA_MODULE_LOADING", "CUDA_LAUNCH_BLOCKING", "CUDA_CACHE_PATH", "CUDA_CACHE_DISABLE",
-    "CUDNN_PATH", "CUDNN_HOME",
-    "NVIDIA_VISIBLE_DEVICES", "NVIDIA_DRIVER_CAPABILITIES", "NVIDIA_REQUIRE_CUDA",
-    "NVIDIA_DISABLE_REQUIRE", "NVIDIA_MIG_CONFIG_DEVICES", "NVIDIA_MIG_MONITOR_DEVICES",
-    "LD_LIBRARY_PATH", "LD_PRELOAD", "PATH",
-    "CONDA_PREFIX", "CONDA_DEFAULT_ENV", "VIRTUAL_ENV",
-    "TORCH_CUDA_ARCH_LIST", "PYTORCH_CUDA_ALLOC_CONF", "TF_CPP_MIN_LOG_LEVEL",
-    "TF_FORCE_GPU_ALLOW_GROWTH", "XLA_PYTHON_CLIENT_PREALLOCATE", "JAX_PLATFORMS",
-    "NCCL_DEBUG", "NCCL_P2P_DISABLE", "NCCL_IB_DISABLE", "NCCL_SOCKET_IFNAME",
-    "OMP_NUM_THREADS", "container", "WSL_DISTRO_NAME",
+    "CUDA_VISIBLE_DEVICES",
+    "CUDA_DEVICE_ORDER",
+    "CUDA_HOME",
+    "CUDA_PATH",
+    "CUDA_ROOT",
+    "CUDA_MODULE_LOADING",
+    "CUDA_LAUNCH_BLOCKING",
+    "CUDA_CACHE_PATH",
+    "CUDA_CACHE_DISABLE",
+    "CUDNN_PATH",
+    "CUDNN_HOME",
+    "NVIDIA_VISIBLE_DEVICES",
+    "NVIDIA_DRIVER_CAPABILITIES",
+    "NVIDIA_REQUIRE_CUDA",
+    "NVIDIA_DISABLE_REQUIRE",
+    "NVIDIA_MIG_CONFIG_DEVICES",
+    "NVIDIA_MIG_MONITOR_DEVICES",
+    "LD_LIBRARY_PATH",
+    "LD_PRELOAD",
+    "PATH",
+    "CONDA_PREFIX",
+    "CONDA_DEFAULT_ENV",
+    "VIRTUAL_ENV",
+    "TORCH_CUDA_ARCH_LIST",
+    "PYTORCH_CUDA_ALLOC_CONF",
+    "TF_CPP_MIN_LOG_LEVEL",
+    "TF_FORCE_GPU_ALLOW_GROWTH",
+    "XLA_PYTHON_CLIENT_PREALLOCATE",
+    "JAX_PLATFORMS",
+    "NCCL_DEBUG",
+    "NCCL_P2P_DISABLE",
+    "NCCL_IB_DISABLE",
+    "NCCL_SOCKET_IFNAME",
+    "OMP_NUM_THREADS",
+    "container",
+    "WSL_DISTRO_NAME",
 )
 # Only the presence of these is recorded (their values can name hosts or hold tokens).
-ENV_PRESENCE_ONLY = ("KUBERNETES_SERVICE_HOST", "WSL_INTEROP", "SLURM_JOB_ID", "SINGULARITY_CONTAINER",
-                     "APPTAINER_CONTAINER")
+ENV_PRESENCE_ONLY = (
+    "KUBERNETES_SERVICE_HOST",
+    "WSL_INTEROP",
+    "SLURM_JOB_ID",
+    "SINGULARITY_CONTAINER",
+    "APPTAINER_CONTAINER",
+)
 
 _LIB_DIRS = (
-    "/usr/lib/x86_64-linux-gnu", "/usr/lib/aarch64-linux-gnu", "/usr/lib64", "/usr/lib",
-    "/lib/x86_64-linux-gnu", "/lib/aarch64-linux-gnu", "/lib64",
-    "/usr/lib/x86_64-linux-gnu/nvidia/current", "/usr/lib/wsl/lib", "/usr/local/nvidia/lib64",
+    "/usr/lib/x86_64-linux-gnu",
+    "/usr/lib/aarch64-linux-gnu",
+    "/usr/lib64",
+    "/usr/lib",
+    "/lib/x86_64-linux-gnu",
+    "/lib/aarch64-linux-gnu",
+    "/lib64",
+    "/usr/lib/x86_64-linux-gnu/nvidia/current",
+    "/usr/lib/wsl/lib",
+    "/usr/local/nvidia/lib64",
     "/usr/local/nvidia/lib",
 )
 
@@ -70,15 +107,27 @@ def scan_pci(root: str = "/") -> dict[str, Any]:
         if vendor != NVIDIA_PCI_VENDOR:
             continue
         record: dict[str, Any] = {"address": address, "vendor": vendor}
-        for attribute in ("device", "class", "subsystem_vendor", "subsystem_device", "numa_node", "local_cpulist",
-                          "current_link_speed", "current_link_width", "max_link_speed", "max_link_width"):
+        for attribute in (
+            "device",
+            "class",
+            "subsystem_vendor",
+            "subsystem_device",
+            "numa_node",
+            "local_cpulist",
+            "current_link_speed",
+            "current_link_width",
+            "max_link_speed",
+            "max_link_width",
+        ):
             value = _read(os.path.join(path, attribute))
             record[attribute] = value.strip() if value is not None else None
         driver_link = os.path.join(path, "driver")
         record["driver"] = os.path.basename(os.readlink(driver_link)) if os.path.islink(driver_link) else None
         devices.append(record)
-    dmi = {key: (_read(_join(root, f"/sys/class/dmi/id/{key}")) or "").strip() or None
-           for key in ("sys_vendor", "product_name")}
+    dmi = {
+        key: (_read(_join(root, f"/sys/class/dmi/id/{key}")) or "").strip() or None
+        for key in ("sys_vendor", "product_name")
+    }
     return {"readable": True, "scanned": len(addresses), "devices": devices, "dmi": dmi}
 
 
@@ -96,7 +145,7 @@ def scan_cpu_topology(root: str = "/") -> dict[str, Any]:
     for path in sorted(glob.glob(_join(root, "/sys/devices/system/node/node[0-9]*"))):
         cpus = _read(os.path.join(path, "cpulist"))
         if cpus is not None:
-            nodes[os.path.basename(path)[len("node"):]] = cpus.strip()
+            nodes[os.path.basename(path)[len("node") :]] = cpus.strip()
     cgroup = None
     for name in ("/sys/fs/cgroup/cpuset.cpus.effective", "/sys/fs/cgroup/cpuset/cpuset.effective_cpus"):
         text = _read(_join(root, name))
@@ -140,8 +189,13 @@ def _toolkit_record(path: str) -> dict[str, Any]:
         "version.txt": _read(os.path.join(real, "version.txt")),
         "nvcc": os.path.isfile(os.path.join(real, "bin", "nvcc")),
         "dist_info": sorted(os.path.basename(p) for p in glob.glob(os.path.join(real, "dist-info", "*.dist-info"))),
-        "cudart": sorted({os.path.basename(p) for p in glob.glob(os.path.join(real, "lib*", "libcudart.so*"))
-                          + glob.glob(os.path.join(real, "targets", "*", "lib", "libcudart.so*"))}),
+        "cudart": sorted(
+            {
+                os.path.basename(p)
+                for p in glob.glob(os.path.join(real, "lib*", "libcudart.so*"))
+                + glob.glob(os.path.join(real, "targets", "*", "lib", "libcudart.so*"))
+            }
+        ),
     }
     return record
 
@@ -150,8 +204,14 @@ def scan_cuda_toolkits(root: str = "/", environ: dict[str, str] | None = None) -
     """Every CUDA toolkit directory we can find, with its version files as they are."""
     environ = os.environ if environ is None else environ
     candidates: list[str] = []
-    for pattern in ("/usr/local/cuda", "/usr/local/cuda-*", "/opt/cuda", "/opt/cuda-*",
-                    "/usr/lib/cuda", "/usr/lib/nvidia-cuda-toolkit"):
+    for pattern in (
+        "/usr/local/cuda",
+        "/usr/local/cuda-*",
+        "/opt/cuda",
+        "/opt/cuda-*",
+        "/usr/lib/cuda",
+        "/usr/lib/nvidia-cuda-toolkit",
+    ):
         candidates.extend(sorted(glob.glob(_join(root, pattern))))
     for variable in ("CUDA_HOME", "CUDA_PATH", "CUDA_ROOT"):
         value = environ.get(variable)
@@ -174,13 +234,19 @@ def scan_cuda_toolkits(root: str = "/", environ: dict[str, str] | None = None) -
 
 
 _CUDNN_HEADER_GLOBS = (
-    "/usr/include/cudnn_version.h", "/usr/include/cudnn_version_v*.h", "/usr/include/cudnn.h",
-    "/usr/include/*-linux-gnu/cudnn_version*.h", "/usr/local/cuda*/include/cudnn_version.h",
-    "/usr/local/cuda*/include/cudnn.h", "/opt/cudnn*/include/cudnn_version.h",
+    "/usr/include/cudnn_version.h",
+    "/usr/include/cudnn_version_v*.h",
+    "/usr/include/cudnn.h",
+    "/usr/include/*-linux-gnu/cudnn_version*.h",
+    "/usr/local/cuda*/include/cudnn_version.h",
+    "/usr/local/cuda*/include/cudnn.h",
+    "/opt/cudnn*/include/cudnn_version.h",
 )
 _CUDNN_LIB_GLOBS = tuple(f"{d}/libcudnn*.so*" for d in _LIB_DIRS) + (
-    "/usr/local/cuda*/lib64/libcudnn*.so*", "/usr/local/cuda*/lib/libcudnn*.so*",
-    "/usr/local/cuda*/targets/*/lib/libcudnn*.so*", "/opt/cudnn*/lib*/libcudnn*.so*",
+    "/usr/local/cuda*/lib64/libcudnn*.so*",
+    "/usr/local/cuda*/lib/libcudnn*.so*",
+    "/usr/local/cuda*/targets/*/lib/libcudnn*.so*",
+    "/opt/cudnn*/lib*/libcudnn*.so*",
 )
 _DEFINE_LINE = re.compile(r"^\s*#\s*define\s+CUDNN_(MAJOR|MINOR|PATCHLEVEL)\b.*$", re.MULTILINE)
 

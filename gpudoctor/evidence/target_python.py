@@ -70,8 +70,9 @@ def _from_request(requested: str, environ: Mapping[str, str]) -> str:
     return os.path.abspath(path)
 
 
-def resolve_target_python(requested: str | None, environ: Mapping[str, str],
-                          current: str = sys.executable) -> TargetPython:
+def resolve_target_python(
+    requested: str | None, environ: Mapping[str, str], current: str = sys.executable
+) -> TargetPython:
     """The interpreter to probe frameworks in, and how it was chosen.
 
     Raises :class:`UsageError` (one line) when ``requested`` names no usable interpreter.

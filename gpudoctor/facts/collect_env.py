@@ -51,8 +51,15 @@ _KEYS = {
 }
 # Keys the report has that carry nothing gpudoctor uses; recognised so they end a multi-line value.
 _OTHER_KEYS = {
-    "clang version", "cmake version", "hip runtime version", "miopen runtime version", "is xnnpack available",
-    "is xpu available", "xpu used to build pytorch", "caching allocator config", "cpu",
+    "clang version",
+    "cmake version",
+    "hip runtime version",
+    "miopen runtime version",
+    "is xnnpack available",
+    "is xpu available",
+    "xpu used to build pytorch",
+    "caching allocator config",
+    "cpu",
     "versions of relevant libraries",
 }
 _KEY_LINE = re.compile(r"^(?P<key>[A-Za-z][A-Za-z0-9_ ./()-]*?)\s*:(?:\s+(?P<value>.*?))?\s*$")
@@ -70,12 +77,15 @@ _LIBRARY_SECTION = "versions of relevant libraries"
 # current PyTorch installation.\nThe current PyTorch install supports CUDA capabilities sm_50 sm_60 ... sm_90."
 _NOT_COMPATIBLE = re.compile(
     r"^(?:.*UserWarning:\s*)?(?P<name>\S.*?) with CUDA capability sm_(?P<cc>\d+) is not compatible with the "
-    r"current PyTorch installation", re.MULTILINE)
+    r"current PyTorch installation",
+    re.MULTILINE,
+)
 _SUPPORTS = re.compile(r"supports CUDA capabilities\s+(?P<arches>[^\n]*)")
 # torch 1.x-2.x (_check_capability): "Found GPU0 NAME which is of cuda capability 3.5." and newer torch:
 # "Found GPU0 NAME which is of compute capability (CC) 6.1."
 _FOUND_GPU = re.compile(
-    r"Found GPU\d+ (?P<name>.+?) which is of (?:cuda|compute) capability (?:\(CC\) )?(?P<cc>\d+\.\d+)")
+    r"Found GPU\d+ (?P<name>.+?) which is of (?:cuda|compute) capability (?:\(CC\) )?(?P<cc>\d+\.\d+)"
+)
 # The newest warning lists the code it was built for: "- 7.5 which supports hardware CC ..."
 _BUILT_FOR = re.compile(r"^\s*- (?P<cc>\d+)\.(?P<minor>\d+) which supports hardware CC", re.MULTILINE)
 _ARCH = re.compile(r"\b(?:sm|compute)_\d+[a-z]?\b")
@@ -86,7 +96,8 @@ _OS_MACHINE = re.compile(r"\(([A-Za-z0-9_]+)\)\s*$")
 # The path in torch's own warning: ".../envs/py312/lib/python3.12/site-packages/torch/cuda/__init__.py".
 _SITE_PACKAGES_TORCH = re.compile(
     r"(?P<prefix>(?:/|[A-Za-z]:\\)[^\s:]*?)[/\\](?:lib[/\\]python\d+\.\d+[/\\]|Lib[/\\])"
-    r"(?:site|dist)-packages[/\\]torch[/\\]")
+    r"(?:site|dist)-packages[/\\]torch[/\\]"
+)
 
 
 def _value(raw: str | None) -> str | None:
@@ -102,7 +113,7 @@ def _bool(raw: str | None) -> bool | None:
 
 
 def _capability_from_sm(digits: str) -> str | None:
-    """"120" -> "12.0", "86" -> "8.6" (the last digit is the minor version)."""
+    """ "120" -> "12.0", "86" -> "8.6" (the last digit is the minor version)."""
     if not digits.isdigit() or len(digits) < 2:
         return None
     return f"{int(digits[:-1])}.{digits[-1]}"
@@ -136,8 +147,10 @@ def is_collect_env(text: Any) -> bool:
     head = text[:200_000]
     if re.search(r"^\s*CUDA used to build PyTorch\s*:", head, re.MULTILINE):
         return True
-    return ("Collecting environment information" in head
-            and re.search(r"^\s*PyTorch version\s*:", head, re.MULTILINE) is not None)
+    return (
+        "Collecting environment information" in head
+        and re.search(r"^\s*PyTorch version\s*:", head, re.MULTILINE) is not None
+    )
 
 
 def _known_key(line: str) -> tuple[str, str | None] | None:
@@ -262,8 +275,9 @@ def parse_collect_env(text: Any) -> CollectEnvReport:
     report.machine = _machine(report)
     prefix = _SITE_PACKAGES_TORCH.search(text)
     report.python_prefix = prefix.group("prefix") if prefix else None
-    (report.unsupported_gpu, report.unsupported_capability, report.supported_arches,
-     _listed) = parse_unsupported_gpu_warning(text)
+    (report.unsupported_gpu, report.unsupported_capability, report.supported_arches, _listed) = (
+        parse_unsupported_gpu_warning(text)
+    )
     return report
 
 
@@ -283,7 +297,7 @@ def _python_target(report: CollectEnvReport) -> PythonTarget | None:
 
 
 def torch_index_hint(version: str | None) -> str | None:
-    """"download.pytorch.org/whl/cu126" for a "+cu126" / "+cpu" / "+rocm6.2" wheel: only that index builds them."""
+    """ "download.pytorch.org/whl/cu126" for a "+cu126" / "+cpu" / "+rocm6.2" wheel: only that index builds them."""
     tag = version.split("+", 1)[1] if isinstance(version, str) and "+" in version else None
     if tag and re.fullmatch(r"cu\d+|cpu|rocm\d+(?:\.\d+)*", tag):
         return f"download.pytorch.org/whl/{tag}"
@@ -331,7 +345,8 @@ def torch_facts_from_collect_env(report: Any) -> TorchFacts:
     # Only the warning lists what the wheel was built for; without it the list is unknown, not empty.
     facts.arch_list = list(report.supported_arches)
     facts.arch_list_known = bool(report.supported_arches)
-    facts.nvidia_packages = {name: version for name, version in report.pip_packages.items()
-                             if name.lower().startswith("nvidia-")}
+    facts.nvidia_packages = {
+        name: version for name, version in report.pip_packages.items() if name.lower().startswith("nvidia-")
+    }
     facts.origin = _origin(report)
     return facts

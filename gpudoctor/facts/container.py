@@ -16,8 +16,9 @@ class ContainerFacts:
     wsl_libcuda: bool = False  # /usr/lib/wsl/lib/libcuda.so.1 forwarded from the Windows driver
 
 
-def parse_container(data: Any, proc_version: str | None, env_present: tuple[str, ...] = (),
-                    env_vars: dict[str, str] | None = None) -> ContainerFacts:
+def parse_container(
+    data: Any, proc_version: str | None, env_present: tuple[str, ...] = (), env_vars: dict[str, str] | None = None
+) -> ContainerFacts:
     facts = ContainerFacts()
     env_vars = env_vars or {}
     if isinstance(data, dict):

@@ -121,10 +121,12 @@ def _toolkit(record: Any) -> CudaToolkit | None:
         return None
     realpath = record.get("realpath") if isinstance(record.get("realpath"), str) else None
     toolkit = CudaToolkit(path=record["path"], realpath=realpath or None, has_nvcc=record.get("nvcc") is True)
-    for source, reader, key in (("version.json", _from_version_json, "version.json"),
-                                ("version.txt", _from_version_txt, "version.txt"),
-                                ("dist-info", _from_dist_info, "dist_info"),
-                                ("libcudart", _from_cudart, "cudart")):
+    for source, reader, key in (
+        ("version.json", _from_version_json, "version.json"),
+        ("version.txt", _from_version_txt, "version.txt"),
+        ("dist-info", _from_dist_info, "dist_info"),
+        ("libcudart", _from_cudart, "cudart"),
+    ):
         version = reader(record.get(key))
         if version:
             toolkit.version, toolkit.version_source = version, source
@@ -148,8 +150,9 @@ def parse_cuda_toolkits(data: Any) -> list[CudaToolkit]:
         return []
     toolkits = [toolkit for toolkit in map(_toolkit, records) if toolkit is not None]
     roots = [toolkit.realpath or toolkit.path for toolkit in toolkits]
-    return [toolkit for toolkit in toolkits
-            if not any(_inside(toolkit.realpath or toolkit.path, root) for root in roots)]
+    return [
+        toolkit for toolkit in toolkits if not any(_inside(toolkit.realpath or toolkit.path, root) for root in roots)
+    ]
 
 
 def parse_toolkit_links(data: Any) -> dict[str, str]:
@@ -157,5 +160,8 @@ def parse_toolkit_links(data: Any) -> dict[str, str]:
     links = data.get("links") if isinstance(data, dict) else None
     if not isinstance(links, dict):
         return {}
-    return {link: target for link, target in links.items()
-            if isinstance(link, str) and isinstance(target, str) and link and target}
+    return {
+        link: target
+        for link, target in links.items()
+        if isinstance(link, str) and isinstance(target, str) and link and target
+    }

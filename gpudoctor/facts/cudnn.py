@@ -112,8 +112,9 @@ def parse_cudnn(data: Any) -> list[CudnnInstall]:
             if major is not None and version is not None:
                 headers.append((path, major, version))
     raw_libraries = data.get("libraries")
-    libraries = [path for path in raw_libraries if isinstance(path, str) and path] \
-        if isinstance(raw_libraries, list) else []
+    libraries = (
+        [path for path in raw_libraries if isinstance(path, str) and path] if isinstance(raw_libraries, list) else []
+    )
     return _group(headers, libraries)
 
 

@@ -40,10 +40,14 @@ def parse_device_nodes(data: Any) -> DeviceNodeFacts:
             continue
 
         def flag(key: str) -> bool | None:
-            value = record.get(key)
+            value = record.get(key)  # noqa: B023 - called at once, inside the loop
             return value if isinstance(value, bool) else None
 
-        facts.nodes[path] = DeviceNode(path=path, char_device=flag("char_device"),
-                                       mode=record.get("mode") if isinstance(record.get("mode"), str) else None,
-                                       readable=flag("readable"), writable=flag("writable"))
+        facts.nodes[path] = DeviceNode(
+            path=path,
+            char_device=flag("char_device"),
+            mode=record.get("mode") if isinstance(record.get("mode"), str) else None,
+            readable=flag("readable"),
+            writable=flag("writable"),
+        )
     return facts

@@ -14,8 +14,22 @@ from typing import Any
 
 from gpudoctor.evidence.model import Evidence
 from gpudoctor.facts import (
-    container, cuda_toolkit, cudnn, device_nodes, driver_libraries, environment, kernel_log, kernel_module,
-    ldconfig, lspci, nvcc, nvidia_smi_text, nvidia_smi_xml, nvml, os_release, sysfs_pci,
+    container,
+    cuda_toolkit,
+    cudnn,
+    device_nodes,
+    driver_libraries,
+    environment,
+    kernel_log,
+    kernel_module,
+    ldconfig,
+    lspci,
+    nvcc,
+    nvidia_smi_text,
+    nvidia_smi_xml,
+    nvml,
+    os_release,
+    sysfs_pci,
 )
 from gpudoctor.facts.model import GpuInfo, PciDevice, SmiReport
 
@@ -50,14 +64,14 @@ class Facts:
     @cached_property
     def smi_xml(self) -> SmiReport | None:
         item = self.evidence.get("nvidia-smi-q-x.xml")
-        if item is None or item.error and not item.text:
+        if item is None or (item.error and not item.text):
             return None
         return nvidia_smi_xml.parse_nvidia_smi_xml(item.output)
 
     @cached_property
     def smi_text(self) -> SmiReport | None:
         item = self.evidence.get("nvidia-smi.txt")
-        if item is None or item.error and not item.output:
+        if item is None or (item.error and not item.output):
             return None
         return nvidia_smi_text.parse_nvidia_smi_text(item.output)
 
@@ -110,9 +124,10 @@ class Facts:
         """NVIDIA PCI functions: sysfs first (works without any driver), lspci to fill in."""
         from_sysfs = sysfs_pci.parse_pci_devices_json(self.evidence.json("pci-devices.json"))
         text = self.evidence.text("lspci.txt")
-        from_lspci = [d for d in lspci.parse_lspci(text)] if text else []
-        from_lspci = [d for d in from_lspci if (d.vendor_id or "").lower() == "10de"
-                      or "nvidia" in (d.description or "").lower()]
+        from_lspci = list(lspci.parse_lspci(text)) if text else []
+        from_lspci = [
+            d for d in from_lspci if (d.vendor_id or "").lower() == "10de" or "nvidia" in (d.description or "").lower()
+        ]
         if text and not from_lspci and not from_sysfs:
             # A pasted `lspci -vv` excerpt without its device line still tells the link's state.
             fields = lspci.link_fields(text)
@@ -124,8 +139,14 @@ class Facts:
             if known is None:
                 by_address[device.address] = device
                 continue
-            for name in ("description", "driver", "current_link_speed", "max_link_speed", "current_link_width",
-                         "max_link_width"):
+            for name in (
+                "description",
+                "driver",
+                "current_link_speed",
+                "max_link_speed",
+                "current_link_width",
+                "max_link_width",
+            ):
                 if getattr(known, name) is None:
                     setattr(known, name, getattr(device, name))
         return sorted(by_address.values(), key=lambda d: d.address)
@@ -191,9 +212,12 @@ class Facts:
 
     @cached_property
     def container(self) -> container.ContainerFacts:
-        return container.parse_container(self.evidence.json("container.json"),
-                                         self.evidence.text("proc-version.txt"),
-                                         self.env.present, self.env.variables)
+        return container.parse_container(
+            self.evidence.json("container.json"),
+            self.evidence.text("proc-version.txt"),
+            self.env.present,
+            self.env.variables,
+        )
 
     @cached_property
     def os_release(self) -> Any:

@@ -66,7 +66,7 @@ class PythonTarget:
 
     @property
     def os(self) -> str | None:
-        """"linux", "windows" or "macos" (the knowledge base's words), None when unknown."""
+        """ "linux", "windows" or "macos" (the knowledge base's words), None when unknown."""
         platform = (self.platform or "").lower()
         if platform.startswith("linux"):
             return "linux"
@@ -164,7 +164,7 @@ class TorchFacts:
 
     @property
     def local_tag(self) -> str | None:
-        """"cu126", "cpu", "rocm6.2"... or None for a wheel without a local version (PyPI, conda)."""
+        """ "cu126", "cpu", "rocm6.2"... or None for a wheel without a local version (PyPI, conda)."""
         if self.version and "+" in self.version:
             return self.version.split("+", 1)[1] or None
         return None

@@ -13,7 +13,6 @@ import json
 import re
 from typing import Any
 
-from gpudoctor.facts.json_values import json_dict, json_int
 from gpudoctor.evidence.model import EvidenceItem
 from gpudoctor.facts.collect_env import parse_unsupported_gpu_warning, torch_index_hint
 from gpudoctor.facts.framework_model import (
@@ -27,6 +26,7 @@ from gpudoctor.facts.framework_model import (
     TensorflowFacts,
     TorchFacts,
 )
+from gpudoctor.facts.json_values import json_dict, json_int
 from gpudoctor.facts.nvml import cuda_version_from_int
 from gpudoctor.facts.tensorflow_log import parse_tensorflow_log
 
@@ -119,7 +119,7 @@ def _mib(value: Any) -> int | None:
 def parse_python_target(data: Any) -> PythonTarget | None:
     """The target interpreter from a probe's ``"python"`` record (or from the whole probe record)."""
     record = data.get("python") if isinstance(data, dict) and isinstance(data.get("python"), dict) else data
-    if not isinstance(record, dict) or record is data and "probe" in record:
+    if not isinstance(record, dict) or (record is data and "probe" in record):
         return None
     target = PythonTarget(
         executable=_str(record.get("executable")),
@@ -176,8 +176,11 @@ def probe_run(item: EvidenceItem | None, data: Any) -> ProbeRun:
         run.error = f"{kind}: {message}" if kind and message else kind or message
         traceback_tail = error.get("traceback_tail")
         # Its end says most: keep the last characters when it is long, never the first.
-        run.output_tail = (traceback_tail.strip()[-2 * MAX_TEXT:] if isinstance(traceback_tail, str)
-                           and traceback_tail.strip() else _tail(item.stderr))
+        run.output_tail = (
+            traceback_tail.strip()[-2 * MAX_TEXT :]
+            if isinstance(traceback_tail, str) and traceback_tail.strip()
+            else _tail(item.stderr)
+        )
         return run
     # The probe's own failure after (or instead of) the framework's answers: its traceback.
     probe_error = data.get("probe_error") if isinstance(data.get("probe_error"), str) else None
@@ -218,8 +221,12 @@ def _library(path: str) -> LoadedLibrary | None:
     if not stem:
         return None
     normalized = path.replace("\\", "/")
-    return LoadedLibrary(path=path.strip(), name=stem, version=version or None,
-                         from_pip="/site-packages/nvidia/" in normalized or "/dist-packages/nvidia/" in normalized)
+    return LoadedLibrary(
+        path=path.strip(),
+        name=stem,
+        version=version or None,
+        from_pip="/site-packages/nvidia/" in normalized or "/dist-packages/nvidia/" in normalized,
+    )
 
 
 def parse_loaded_libraries(paths: Any) -> list[LoadedLibrary]:
@@ -237,8 +244,9 @@ def parse_loaded_libraries(paths: Any) -> list[LoadedLibrary]:
     return libraries
 
 
-def parse_install_origin(distribution: Any, version: str | None, framework: str,
-                         python: PythonTarget | None = None) -> InstallOrigin:
+def parse_install_origin(
+    distribution: Any, version: str | None, framework: str, python: PythonTarget | None = None
+) -> InstallOrigin:
     """Where a distribution came from: what the environment records, plus a derived ``index_hint``.
 
     ``index_hint`` is "conda:<channel>" for a conda install, "download.pytorch.org/whl/<tag>" for a torch
@@ -309,18 +317,31 @@ def _devices(records: Any, platform: str | None) -> list[FrameworkDevice]:
     devices = []
     for record in records[:MAX_ITEMS] if isinstance(records, list) else []:
         if isinstance(record, dict):
-            devices.append(FrameworkDevice(index=json_int(record.get("index")), name=_str(record.get("name")),
-                                           compute_capability=capability(record.get("capability")),
-                                           memory_total_mib=_mib(record.get("total_memory")), platform=platform))
+            devices.append(
+                FrameworkDevice(
+                    index=json_int(record.get("index")),
+                    name=_str(record.get("name")),
+                    compute_capability=capability(record.get("capability")),
+                    memory_total_mib=_mib(record.get("total_memory")),
+                    platform=platform,
+                )
+            )
     return devices
 
 
 # --- one parser per framework ----------------------------------------------------------------------------------
 def parse_torch_probe(item: EvidenceItem | None) -> TorchFacts:
     probe = _Probe(item)
-    facts = TorchFacts(source="probe", python=probe.python, run=probe.run, version=probe.version,
-                       loaded_libraries=probe.loaded_libraries, nvidia_packages=probe.nvidia_packages,
-                       warnings=probe.warnings, log_lines=probe.log_lines)
+    facts = TorchFacts(
+        source="probe",
+        python=probe.python,
+        run=probe.run,
+        version=probe.version,
+        loaded_libraries=probe.loaded_libraries,
+        nvidia_packages=probe.nvidia_packages,
+        warnings=probe.warnings,
+        log_lines=probe.log_lines,
+    )
     facts.origin = parse_install_origin(probe.distribution, probe.version, "torch", probe.python)
     if not probe.probed:
         return facts
@@ -346,9 +367,16 @@ def parse_torch_probe(item: EvidenceItem | None) -> TorchFacts:
 
 def parse_tensorflow_probe(item: EvidenceItem | None) -> TensorflowFacts:
     probe = _Probe(item)
-    facts = TensorflowFacts(source="probe", python=probe.python, run=probe.run, version=probe.version,
-                            distribution=_str(probe.distribution.get("name")), warnings=probe.warnings,
-                            loaded_libraries=probe.loaded_libraries, nvidia_packages=probe.nvidia_packages)
+    facts = TensorflowFacts(
+        source="probe",
+        python=probe.python,
+        run=probe.run,
+        version=probe.version,
+        distribution=_str(probe.distribution.get("name")),
+        warnings=probe.warnings,
+        loaded_libraries=probe.loaded_libraries,
+        nvidia_packages=probe.nvidia_packages,
+    )
     facts.origin = parse_install_origin(probe.distribution, probe.version, "tensorflow", probe.python)
     if probe.run.status in ("crashed", "timed_out") and item is not None:
         # A TensorFlow that died while loading its GPU libraries said why on stderr.
@@ -378,19 +406,28 @@ def parse_tensorflow_probe(item: EvidenceItem | None) -> TensorflowFacts:
         name = _str(record.get("name"))  # "/physical_device:GPU:0"
         index = re.search(r":(\d+)$", name or "")
         device_type = _str(record.get("device_type"))
-        facts.gpus.append(FrameworkDevice(
-            index=int(index.group(1)) if index else number,
-            name=_str(details.get("device_name")) or name,
-            compute_capability=capability(details.get("compute_capability")),
-            platform=device_type.lower() if device_type else "gpu"))
+        facts.gpus.append(
+            FrameworkDevice(
+                index=int(index.group(1)) if index else number,
+                name=_str(details.get("device_name")) or name,
+                compute_capability=capability(details.get("compute_capability")),
+                platform=device_type.lower() if device_type else "gpu",
+            )
+        )
     facts.gpus_listed = data.get("gpus_listed") is True
     return facts
 
 
 def parse_jax_probe(item: EvidenceItem | None) -> JaxFacts:
     probe = _Probe(item)
-    facts = JaxFacts(python=probe.python, run=probe.run, version=probe.version, log_lines=probe.log_lines,
-                     loaded_libraries=probe.loaded_libraries, nvidia_packages=probe.nvidia_packages)
+    facts = JaxFacts(
+        python=probe.python,
+        run=probe.run,
+        version=probe.version,
+        log_lines=probe.log_lines,
+        loaded_libraries=probe.loaded_libraries,
+        nvidia_packages=probe.nvidia_packages,
+    )
     for line in (line for text in probe.warnings + probe.log_lines for line in text.splitlines()):
         if any(marker in line for marker in _JAX_CPU_FALLBACK):
             facts.cpu_fallback_warning = line.strip()
@@ -404,8 +441,13 @@ def parse_jax_probe(item: EvidenceItem | None) -> JaxFacts:
     devices = data.get("devices")
     for record in devices[:MAX_ITEMS] if isinstance(devices, list) else []:
         if isinstance(record, dict):
-            facts.devices.append(FrameworkDevice(index=json_int(record.get("id")), name=_str(record.get("device_kind")),
-                                                 platform=_str(record.get("platform"))))
+            facts.devices.append(
+                FrameworkDevice(
+                    index=json_int(record.get("id")),
+                    name=_str(record.get("device_kind")),
+                    platform=_str(record.get("platform")),
+                )
+            )
     facts.backend_errors = _strings(data.get("backend_errors"))
     # The probe lists the errors it caught; JAX also logs the ones it swallowed while picking a backend.
     for line in probe.log_lines:
@@ -416,9 +458,14 @@ def parse_jax_probe(item: EvidenceItem | None) -> JaxFacts:
 
 def parse_cupy_probe(item: EvidenceItem | None) -> CupyFacts:
     probe = _Probe(item)
-    facts = CupyFacts(python=probe.python, run=probe.run, version=probe.version,
-                      distribution=_str(probe.distribution.get("name")),
-                      loaded_libraries=probe.loaded_libraries, nvidia_packages=probe.nvidia_packages)
+    facts = CupyFacts(
+        python=probe.python,
+        run=probe.run,
+        version=probe.version,
+        distribution=_str(probe.distribution.get("name")),
+        loaded_libraries=probe.loaded_libraries,
+        nvidia_packages=probe.nvidia_packages,
+    )
     if not probe.probed:
         return facts
     data = probe.record

@@ -14,16 +14,16 @@ import re
 import xml.etree.ElementTree as ET
 from typing import Any
 
-from gpudoctor.facts.json_values import json_dict, json_int, json_text
+from gpudoctor.evidence.nvml_probe import NVML_ERROR_NAMES
 from gpudoctor.facts.gpu_state import parse_gpu_states_xml
 from gpudoctor.facts.health_model import EccCounts, GpuHealth
+from gpudoctor.facts.json_values import json_dict, json_int, json_text
 from gpudoctor.facts.nvidia_smi_text import known, parse_int
 from gpudoctor.facts.nvidia_smi_xml import log_root
-from gpudoctor.facts.tolerant import never_raises
-from gpudoctor.evidence.nvml_probe import NVML_ERROR_NAMES
 from gpudoctor.facts.nvml import brand_name
 from gpudoctor.facts.nvml_topology import FABRIC_STATES
 from gpudoctor.facts.pci_address import normalize_bus_id
+from gpudoctor.facts.tolerant import never_raises
 
 # NVML clocks-event-reason bits (nvml.h nvmlClocksEventReason*) in the names nvidia-smi's XML uses.
 CLOCK_REASON_BITS = (
@@ -71,8 +71,13 @@ def _error_name(record: dict[str, Any], *codes: int) -> str | None:
 
 def _from_nvml_record(record: dict[str, Any]) -> tuple[GpuHealth, bool]:
     """One GPU's health, and whether its clock reasons were known (an empty list can mean either)."""
-    health = GpuHealth(index=json_int(record.get("index")), bus_id=normalize_bus_id(record.get("pci_bus_id")),
-                       name=json_text(record.get("name")), brand=brand_name(record.get("brand")), source=NVML_SOURCE)
+    health = GpuHealth(
+        index=json_int(record.get("index")),
+        bus_id=normalize_bus_id(record.get("pci_bus_id")),
+        name=json_text(record.get("name")),
+        brand=brand_name(record.get("brand")),
+        source=NVML_SOURCE,
+    )
     health.lost = record.get("lost") is True or _error_name(record, 15) is not None
     if health.lost:
         health.lost_detail = _error_name(record, 15) or "NVML_ERROR_GPU_IS_LOST"
@@ -89,9 +94,12 @@ def _from_nvml_record(record: dict[str, Any]) -> tuple[GpuHealth, bool]:
     ecc_mode = json_dict(data.get("ecc_mode"))
     health.ecc_enabled, health.ecc_pending = _flag(ecc_mode.get("current")), _flag(ecc_mode.get("pending"))
     errors = json_dict(data.get("ecc_errors"))
-    health.ecc = EccCounts(**{name: json_int(errors.get(name)) for name in
-                              ("volatile_corrected", "volatile_uncorrected", "aggregate_corrected",
-                               "aggregate_uncorrected")})
+    health.ecc = EccCounts(
+        **{
+            name: json_int(errors.get(name))
+            for name in ("volatile_corrected", "volatile_uncorrected", "aggregate_corrected", "aggregate_uncorrected")
+        }
+    )
     retired = json_dict(data.get("retired_pages"))
     health.retired_pages_sbe, health.retired_pages_dbe = json_int(retired.get("sbe")), json_int(retired.get("dbe"))
     health.retired_pages_pending = _flag(retired.get("pending"))
@@ -116,8 +124,11 @@ def _from_nvml_record(record: dict[str, Any]) -> tuple[GpuHealth, bool]:
     health.fabric_state = FABRIC_STATES.get(json_int(fabric.get("state")))  # type: ignore[arg-type]
     # NVML fills the status only once registration has finished
     if health.fabric_state == "completed" and json_int(fabric.get("status")) is not None:
-        health.fabric_status = "NVML_SUCCESS" if fabric["status"] == 0 else NVML_ERROR_NAMES.get(
-            fabric["status"], f"NVML error {fabric['status']}")
+        health.fabric_status = (
+            "NVML_SUCCESS"
+            if fabric["status"] == 0
+            else NVML_ERROR_NAMES.get(fabric["status"], f"NVML error {fabric['status']}")
+        )
     return health, mask is not None and mask >= 0
 
 
@@ -196,8 +207,13 @@ def _is_compute(element: ET.Element) -> bool:
 def _xml_gpu(element: ET.Element, index: int | None) -> GpuHealth:
     # the id attribute carries the same address; trimmed captures may lack <pci>
     bus_id = normalize_bus_id(element.findtext("pci/pci_bus_id")) or normalize_bus_id(element.get("id"))
-    health = GpuHealth(index=index, bus_id=bus_id, source=XML_SOURCE, name=known(element.findtext("product_name")),
-                       brand=known(element.findtext("product_brand")))
+    health = GpuHealth(
+        index=index,
+        bus_id=bus_id,
+        source=XML_SOURCE,
+        name=known(element.findtext("product_name")),
+        brand=known(element.findtext("product_brand")),
+    )
     health.persistence_mode = _enabled(element.findtext("persistence_mode"))
     health.compute_mode = known(element.findtext("compute_mode"))
     health.ecc_enabled = _enabled(element.findtext("ecc_mode/current_ecc"))
@@ -269,7 +285,7 @@ def _err_cells(text: str) -> dict[str, tuple[int | None, int]]:
         if not line.startswith("|") or line.startswith("|="):
             current = None  # a rule ends the block
             continue
-        if line.startswith("| Processes") or line.startswith("| MIG devices"):
+        if line.startswith(("| Processes", "| MIG devices")):
             break
         match = _GPU_LINE.match(line)
         if match:
@@ -282,8 +298,11 @@ def _err_cells(text: str) -> dict[str, tuple[int | None, int]]:
 
 
 # One line per GPU nvidia-smi could not open: "Unable to determine the device handle for GPU0000:3B:00.0: GPU is lost"
-_LOST_LINE = re.compile(r"Unable to determine the device handle for GPU\s*([0-9A-Fa-f]{1,8}:[0-9A-Fa-f]{2}:"
-                        r"[0-9A-Fa-f]{2}\.[0-7])\s*:\s*(.{0,200})", re.I)
+_LOST_LINE = re.compile(
+    r"Unable to determine the device handle for GPU\s*([0-9A-Fa-f]{1,8}:[0-9A-Fa-f]{2}:"
+    r"[0-9A-Fa-f]{2}\.[0-7])\s*:\s*(.{0,200})",
+    re.I,
+)
 
 
 def _from_table(text: str) -> list[tuple[GpuHealth, bool]]:
@@ -294,15 +313,26 @@ def _from_table(text: str) -> list[tuple[GpuHealth, bool]]:
         bus = normalize_bus_id(match.group(1)) if match else None
         if bus and bus not in healths:
             reason = match.group(2).strip() or "no reason given"  # type: ignore[union-attr]
-            healths[bus] = (GpuHealth(bus_id=bus, source=TABLE_SOURCE, lost=True,
-                                      lost_detail=f"nvidia-smi: Unable to determine the device handle: {reason}"),
-                            True)
+            healths[bus] = (
+                GpuHealth(
+                    bus_id=bus,
+                    source=TABLE_SOURCE,
+                    lost=True,
+                    lost_detail=f"nvidia-smi: Unable to determine the device handle: {reason}",
+                ),
+                True,
+            )
     for bus, (index, cells) in _err_cells(text).items():
         if bus in healths:
             healths[bus][0].index = index
             continue
-        health = GpuHealth(index=index, bus_id=bus, source=TABLE_SOURCE, lost=cells >= _LOST_ERR_CELLS,
-                           lost_detail=f"nvidia-smi shows ERR! in {cells} cell{'s' if cells > 1 else ''}")
+        health = GpuHealth(
+            index=index,
+            bus_id=bus,
+            source=TABLE_SOURCE,
+            lost=cells >= _LOST_ERR_CELLS,
+            lost_detail=f"nvidia-smi shows ERR! in {cells} cell{'s' if cells > 1 else ''}",
+        )
         healths[bus] = (health, False)
     return list(healths.values())
 
@@ -354,8 +384,13 @@ def gpu_health(evidence: Any) -> list[GpuHealth]:
     # and the XML query's stderr too: it names the lost GPUs its XML leaves out.
     xml_item = _evidence(evidence, "nvidia-smi-q-x.xml", "get")
     xml_stderr = getattr(xml_item, "stderr", None)
-    table = _table_entries("\n".join(text for text in (_evidence(evidence, "nvidia-smi.txt", "output"), xml_stderr)
-                                     if isinstance(text, str) and text))
+    table = _table_entries(
+        "\n".join(
+            text
+            for text in (_evidence(evidence, "nvidia-smi.txt", "output"), xml_stderr)
+            if isinstance(text, str) and text
+        )
+    )
     healths = [health for health, _known in nvml]
     if nvml:
         xml_by_bus = {health.bus_id: health for health in xml if health.bus_id}

@@ -17,8 +17,8 @@ from typing import Any
 
 from gpudoctor.facts.nvidia_smi_text import known, parse_int, parse_mib
 from gpudoctor.facts.nvidia_smi_xml import log_root
-from gpudoctor.facts.tolerant import never_raises
 from gpudoctor.facts.pci_address import normalize_bus_id
+from gpudoctor.facts.tolerant import never_raises
 
 MAX_PROCESSES = 200
 # Reasons that lower clocks under load.  "gpu_idle" (nothing to do) and "display_clocks_setting" are not.
@@ -68,8 +68,11 @@ class GpuState:
     @property
     def power_capped(self) -> bool:
         """The power limit in force is below the board's default."""
-        return (self.power_limit_w is not None and self.default_power_limit_w is not None
-                and self.power_limit_w < self.default_power_limit_w - 0.5)
+        return (
+            self.power_limit_w is not None
+            and self.default_power_limit_w is not None
+            and self.power_limit_w < self.default_power_limit_w - 0.5
+        )
 
 
 _WATTS = re.compile(r"^\s*([0-9]+(?:\.[0-9]+)?)\s*W\s*$")
@@ -102,10 +105,12 @@ def _from_xml(text: str) -> list[GpuState]:
     attached = parse_int(root.findtext("attached_gpus"))
     states = []
     for position, element in enumerate(elements):
-        state = GpuState(index=position if attached == len(elements) else None,
-                         bus_id=normalize_bus_id(element.get("id") or element.findtext("pci/pci_bus_id") or ""),
-                         name=known(element.findtext("product_name")),
-                         performance_state=known(element.findtext("performance_state")))
+        state = GpuState(
+            index=position if attached == len(elements) else None,
+            bus_id=normalize_bus_id(element.get("id") or element.findtext("pci/pci_bus_id") or ""),
+            name=known(element.findtext("product_name")),
+            performance_state=known(element.findtext("performance_state")),
+        )
         for tag in ("clocks_event_reasons", "clocks_throttle_reasons"):
             for reason in element.findall(f"{tag}/*"):
                 value = (reason.text or "").strip()
@@ -117,9 +122,11 @@ def _from_xml(text: str) -> list[GpuState]:
             power = element.find("power_readings")
         if power is not None:
             state.power_draw_w = _watts(power.findtext("power_draw")) or _watts(power.findtext("instant_power_draw"))
-            state.power_limit_w = (_watts(power.findtext("enforced_power_limit"))
-                                   or _watts(power.findtext("current_power_limit"))
-                                   or _watts(power.findtext("power_limit")))
+            state.power_limit_w = (
+                _watts(power.findtext("enforced_power_limit"))
+                or _watts(power.findtext("current_power_limit"))
+                or _watts(power.findtext("power_limit"))
+            )
             state.default_power_limit_w = _watts(power.findtext("default_power_limit"))
             state.max_power_limit_w = _watts(power.findtext("max_power_limit"))
         state.utilization_pct = _percent(element.findtext("utilization/gpu_util"))
@@ -131,9 +138,14 @@ def _from_xml(text: str) -> list[GpuState]:
         if processes is not None:
             state.processes_known = True
             for record in processes.findall("process_info")[:MAX_PROCESSES]:
-                state.processes.append(GpuProcess(
-                    pid=parse_int(record.findtext("pid")), name=known(record.findtext("process_name")),
-                    type=known(record.findtext("type")), used_mib=parse_mib(record.findtext("used_memory"))))
+                state.processes.append(
+                    GpuProcess(
+                        pid=parse_int(record.findtext("pid")),
+                        name=known(record.findtext("process_name")),
+                        type=known(record.findtext("type")),
+                        used_mib=parse_mib(record.findtext("used_memory")),
+                    )
+                )
         states.append(state)
     return states
 
@@ -145,8 +157,10 @@ _GPU_LINE = re.compile(r"^\|\s*(\d{1,3})\s+.*?\|\s*([0-9A-Fa-f]{4,8}:[0-9A-Fa-f]
 # "| N/A   30C    P0            100W /  700W |       1MiB /  81559MiB |      0%      Default |"
 _STATE_LINE = re.compile(r"^\|.*?\b(P\d{1,2})\s+(\S+)\s*/\s*(\S+)\s*\|\s*(\d+)MiB\s*/\s*(\d+)MiB\s*\|\s*(\S+)")
 # "|    0    2    0            21180      C   /root/tools/memhog                     2296MiB |"
-_PROCESS_LINE = re.compile(r"^\|\s*(\d{1,3})\s+(?:(?:\S+)\s+(?:\S+)\s+)?(\d+)\s+(C\+G|C|G|M\+C|M)\s+(.+?)\s+"
-                           r"(\d+MiB|N/A)\s*\|$")
+_PROCESS_LINE = re.compile(
+    r"^\|\s*(\d{1,3})\s+(?:(?:\S+)\s+(?:\S+)\s+)?(\d+)\s+(C\+G|C|G|M\+C|M)\s+(.+?)\s+"
+    r"(\d+MiB|N/A)\s*\|$"
+)
 
 
 def parse_gpu_states_text(text: Any) -> list[GpuState]:
@@ -168,8 +182,14 @@ def parse_gpu_states_text(text: Any) -> list[GpuState]:
                 listed_processes = True
                 state = states.get(int(match.group(1)))
                 if state is not None and len(state.processes) < MAX_PROCESSES:
-                    state.processes.append(GpuProcess(pid=int(match.group(2)), type=match.group(3),
-                                                      name=match.group(4).strip(), used_mib=parse_mib(match.group(5))))
+                    state.processes.append(
+                        GpuProcess(
+                            pid=int(match.group(2)),
+                            type=match.group(3),
+                            name=match.group(4).strip(),
+                            used_mib=parse_mib(match.group(5)),
+                        )
+                    )
             elif "No running processes found" in line:
                 listed_processes = True
             continue

@@ -34,7 +34,7 @@ def _fill(target: GpuInfo, other: GpuInfo) -> None:
             setattr(target, item.name, getattr(other, item.name))
 
 
-def merge_inventory(facts: "Facts") -> list[GpuInfo]:
+def merge_inventory(facts: Facts) -> list[GpuInfo]:
     sources: list[list[GpuInfo]] = []
     if facts.nvml.init_ok and facts.nvml.gpus:
         sources.append(facts.nvml.gpus)
@@ -70,7 +70,7 @@ def merge_inventory(facts: "Facts") -> list[GpuInfo]:
     return merged
 
 
-def merge_driver(facts: "Facts") -> "DriverFacts":
+def merge_driver(facts: Facts) -> DriverFacts:
     from gpudoctor.facts.facts import DriverFacts
 
     driver = DriverFacts()
@@ -85,8 +85,9 @@ def merge_driver(facts: "Facts") -> "DriverFacts":
     smi_error = facts.smi_text.error if facts.smi_text else None
     # NVML initialising, or nvidia-smi listing GPUs, proves the module is loaded; their driver
     # version is the module's own (NVML asks the kernel for it).
-    answered = [report for report in (facts.smi_xml, facts.smi_text)
-                if report and report.driver_version and report.gpus]
+    answered = [
+        report for report in (facts.smi_xml, facts.smi_text) if report and report.driver_version and report.gpus
+    ]
     if facts.nvml.init_ok and facts.nvml.driver_version:
         driver.kernel_module_loaded = True
         driver.kernel_version = driver.kernel_version or facts.nvml.driver_version
@@ -97,8 +98,10 @@ def merge_driver(facts: "Facts") -> "DriverFacts":
         (facts.nvml.driver_version, "NVML"),
         (facts.smi_xml.driver_version if facts.smi_xml else None, "nvidia-smi -q -x"),
         (facts.smi_text.driver_version if facts.smi_text else None, "nvidia-smi"),
-        (smi_error.detail if smi_error and smi_error.kind == "version_mismatch" else None,
-         "nvidia-smi (NVML library version)"),
+        (
+            smi_error.detail if smi_error and smi_error.kind == "version_mismatch" else None,
+            "nvidia-smi (NVML library version)",
+        ),
         (driver.library_versions[0] if driver.library_versions else None, "libnvidia-ml file name"),
     ]
     for version, source in candidates:

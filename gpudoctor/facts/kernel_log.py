@@ -24,7 +24,8 @@ _XID_PROCESS_FIELDS = re.compile(r"^(?:pid=[^,]*,\s*)?(?:name=[^,]*,\s*)?")
 _VERSION = r"\d+(?:\.\d+)+"
 _API_MISMATCH = re.compile(
     rf"API mismatch: the client has the version ({_VERSION}),?\s+but\s+this kernel module has the version ({_VERSION})",
-    re.ASCII)
+    re.ASCII,
+)
 # nouveau (or another framebuffer driver) bound the GPU before nvidia.ko could.
 _NOUVEAU_PATTERNS = (
     re.compile(r"NVIDIA probe routine was not called"),
@@ -85,8 +86,14 @@ def parse_kernel_log(text: Any) -> KernelLog:
         if xid:
             where = _PCI_IN_XID.search(xid.group("where"))
             message = _XID_PROCESS_FIELDS.sub("", xid.group("message").strip(), count=1)
-            log.xid_events.append(XidEvent(code=int(xid.group("code")), pci=where.group(1).lower() if where else None,
-                                           message=message, line=line.strip()))
+            log.xid_events.append(
+                XidEvent(
+                    code=int(xid.group("code")),
+                    pci=where.group(1).lower() if where else None,
+                    message=message,
+                    line=line.strip(),
+                )
+            )
         if any(pattern.search(line) for pattern in _NOUVEAU_PATTERNS):
             log.nouveau_took_gpu = True
         if any(pattern.search(line) for pattern in _RM_INIT_PATTERNS):

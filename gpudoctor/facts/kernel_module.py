@@ -18,11 +18,11 @@ _VERSION_LINE = re.compile(rf"^\s*({_VERSION})\s*$", re.ASCII)
 
 # Proprietary module: "NVIDIA UNIX x86_64 Kernel Module  384.98  Thu Oct 26 ...".
 # The architecture word sits before "Kernel Module" (x86_64, aarch64, ppc64le, x86).
-_PROPRIETARY = re.compile(rf"NVIDIA UNIX\s+(?:(?P<arch>\S+)\s+)?Kernel Module\s+(?P<version>{_VERSION})\b",
-                          re.ASCII)
+_PROPRIETARY = re.compile(rf"NVIDIA UNIX\s+(?:(?P<arch>\S+)\s+)?Kernel Module\s+(?P<version>{_VERSION})\b", re.ASCII)
 # Open module: "NVIDIA UNIX Open Kernel Module for x86_64  565.57.01  Release Build ...".
-_OPEN = re.compile(rf"NVIDIA UNIX\s+Open Kernel Module(?:\s+for\s+(?P<arch>\S+))?\s+(?P<version>{_VERSION})\b",
-                   re.ASCII)
+_OPEN = re.compile(
+    rf"NVIDIA UNIX\s+Open Kernel Module(?:\s+for\s+(?P<arch>\S+))?\s+(?P<version>{_VERSION})\b", re.ASCII
+)
 # "GCC version:  gcc version 13.3.0 (Ubuntu 13.3.0-6ubuntu2~24.04)": keep the number,
 # which is what a "module built with another compiler" check compares.
 _GCC_NUMBER = re.compile(r"gcc version\s+(\d+(?:\.\d+)*)", re.IGNORECASE | re.ASCII)

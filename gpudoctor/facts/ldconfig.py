@@ -34,8 +34,11 @@ def parse_ldconfig(text: Any) -> list[LoaderCacheEntry]:
     for line in text.splitlines():
         match = _ENTRY.match(line)
         if match:
-            entries.append(LoaderCacheEntry(soname=match.group("soname"), arch=_arch(match.group("flags")),
-                                            path=match.group("path").rstrip()))
+            entries.append(
+                LoaderCacheEntry(
+                    soname=match.group("soname"), arch=_arch(match.group("flags")), path=match.group("path").rstrip()
+                )
+            )
     return entries
 
 
@@ -47,6 +50,8 @@ def find_libraries(entries: Any, prefix: str) -> list[LoaderCacheEntry]:
     """
     if not isinstance(entries, (list, tuple)) or not isinstance(prefix, str):
         return []
-    return [entry for entry in entries
-            if isinstance(entry, LoaderCacheEntry) and isinstance(entry.soname, str)
-            and entry.soname.startswith(prefix)]
+    return [
+        entry
+        for entry in entries
+        if isinstance(entry, LoaderCacheEntry) and isinstance(entry.soname, str) and entry.soname.startswith(prefix)
+    ]

@@ -54,11 +54,11 @@ def _device_from_line(address: str, rest: str) -> PciDevice:
         trailer = _TRAILER.search(description)
         if not trailer:
             break
-        description = description[:trailer.start()].rstrip()
+        description = description[: trailer.start()].rstrip()
     ids = _IDS.search(description)
     if ids:
         device.vendor_id, device.device_id = ids.group(1).lower(), ids.group(2).lower()
-        description = description[:ids.start()]
+        description = description[: ids.start()]
     device.description = description.strip() or None
     return device
 
@@ -92,8 +92,10 @@ def parse_lspci(text: Any) -> list[PciDevice]:
 def _fill_link(device: PciDevice, line: str) -> None:
     # Only the first LnkCap/LnkSta of a block: the anchored "LnkCap:" never matches "LnkCap2:", and a
     # device has one PCIe capability, so a second one would be a paste of another device.
-    for pattern, speed_field, width_field in ((_LNK_CAP, "max_link_speed", "max_link_width"),
-                                              (_LNK_STA, "current_link_speed", "current_link_width")):
+    for pattern, speed_field, width_field in (
+        (_LNK_CAP, "max_link_speed", "max_link_width"),
+        (_LNK_STA, "current_link_speed", "current_link_width"),
+    ):
         match = pattern.match(line)
         if match is None:
             continue
@@ -112,8 +114,7 @@ def _speed_and_width(body: str) -> tuple[str | None, int | None]:
     """
     speed = _SPEED.search(body)
     width = _WIDTH.search(body)
-    return (f"{speed.group('speed')}GT/s" if speed else None,
-            int(width.group("width")) if width else None)
+    return (f"{speed.group('speed')}GT/s" if speed else None, int(width.group("width")) if width else None)
 
 
 def link_fields(text: Any) -> dict[str, Any]:
@@ -137,8 +138,15 @@ _LNK_STA = re.compile(r"^\s*LnkSta:\s*(?P<body>.*)$")
 _SPEED = re.compile(r"Speed\s+(?P<speed>\d{1,4}(?:\.\d{1,4})?)\s*GT/s(?P<note>\s*\((?:downgraded|ok)\))?", re.ASCII)
 _WIDTH = re.compile(r"Width\s+x(?P<width>\d{1,3})(?P<note>\s*\((?:downgraded|ok)\))?", re.ASCII)
 
-LINK_KEYS = ("cap_speed_gts", "cap_width", "sta_speed_gts", "sta_width",
-             "speed_downgraded", "width_downgraded", "downgraded")
+LINK_KEYS = (
+    "cap_speed_gts",
+    "cap_width",
+    "sta_speed_gts",
+    "sta_width",
+    "speed_downgraded",
+    "width_downgraded",
+    "downgraded",
+)
 
 
 def _below(current: float | int | None, capable: float | int | None) -> bool | None:

@@ -77,16 +77,30 @@ def parse_mib(value: str | None) -> int | None:
 # table can never be mistaken for an error message.
 _LINE_ERRORS: list[tuple[str, re.Pattern[str]]] = [
     ("library_not_found", re.compile(r"NVIDIA-SMI couldn't find libnvidia-ml\.so library.*", re.I)),
-    ("couldnt_communicate", re.compile(r"NVIDIA-SMI has failed because it couldn't communicate with the NVIDIA driver.*", re.I)),
+    (
+        "couldnt_communicate",
+        re.compile(r"NVIDIA-SMI has failed because it couldn't communicate with the NVIDIA driver.*", re.I),
+    ),
     ("version_mismatch", re.compile(r"Failed to initialize NVML: Driver/library version mismatch.*", re.I)),
     ("nvml_unknown_error", re.compile(r"Failed to initialize NVML: Unknown Error\.?", re.I)),
     # before nvml_init_failed: "Failed to initialize NVML: Insufficient Permissions" is this kind
     ("no_permission", re.compile(r"(?!\|).*\bInsufficient Permissions\b.*", re.I)),  # not inside a table cell
     ("nvml_init_failed", re.compile(r"Failed to initialize NVML:\s*(?P<reason>.*)", re.I)),
-    ("gpu_lost", re.compile(r"Unable to determine the device handle for GPU\s*(?P<bus>[0-9A-Fa-f:.]+)\s*:\s*(?P<reason>.*)", re.I)),
+    (
+        "gpu_lost",
+        re.compile(
+            r"Unable to determine the device handle for GPU\s*(?P<bus>[0-9A-Fa-f:.]+)\s*:\s*(?P<reason>.*)", re.I
+        ),
+    ),
     ("no_devices", re.compile(r"No devices were found\.?", re.I)),
-    ("option_error", re.compile(r"(ERROR: Option .*|Invalid combination of input arguments.*|ERROR: Unknown option.*)", re.I)),
-    ("command_not_found", re.compile(r"(?:.*: )?nvidia-smi: (?:command )?not found|'nvidia-smi' is not recognized as .*", re.I)),
+    (
+        "option_error",
+        re.compile(r"(ERROR: Option .*|Invalid combination of input arguments.*|ERROR: Unknown option.*)", re.I),
+    ),
+    (
+        "command_not_found",
+        re.compile(r"(?:.*: )?nvidia-smi: (?:command )?not found|'nvidia-smi' is not recognized as .*", re.I),
+    ),
 ]
 _NVML_LIBRARY_VERSION = re.compile(r"NVML library version:\s*(?P<version>[0-9][0-9.]*[0-9])", re.I)
 
@@ -123,9 +137,7 @@ def classify_smi_error(text: str) -> SmiError | None:
 _MAX_LINE = 1000
 
 _LIST_GPU = re.compile(r"GPU\s+(?P<index>[0-9]+):\s*(?P<name>.*?)\s*(?:\(UUID:\s*(?P<uuid>[^)\s]+)\s*\))?")
-_LIST_MIG = re.compile(
-    r"MIG\s+(?P<profile>\S+)\s+Device\s+(?P<index>[0-9]+):\s*(?:\(UUID:\s*(?P<uuid>[^)\s]+)\s*\))?"
-)
+_LIST_MIG = re.compile(r"MIG\s+(?P<profile>\S+)\s+Device\s+(?P<index>[0-9]+):\s*(?:\(UUID:\s*(?P<uuid>[^)\s]+)\s*\))?")
 
 
 def parse_nvidia_smi_list(text: str) -> list[GpuInfo]:
@@ -139,7 +151,9 @@ def parse_nvidia_smi_list(text: str) -> list[GpuInfo]:
             continue
         gpu = _LIST_GPU.fullmatch(line)
         if gpu:
-            gpus.append(GpuInfo(index=to_int(gpu.group("index")), name=known(gpu.group("name")), uuid=gpu.group("uuid")))
+            gpus.append(
+                GpuInfo(index=to_int(gpu.group("index")), name=known(gpu.group("name")), uuid=gpu.group("uuid"))
+            )
             continue
         mig = _LIST_MIG.fullmatch(line)
         if mig and gpus:  # a MIG line belongs to the GPU line above it
@@ -171,7 +185,9 @@ _COMPUTE_MODES = {
     "exclusive_thread": "Exclusive_Thread",
     "prohibited": "Prohibited",
 }
-_COMPUTE_MODE_IN_CELL = re.compile(r"(Default|E\. Process|E\. Thread|Exclusive_Process|Exclusive_Thread|Prohibited)\s*$", re.I)
+_COMPUTE_MODE_IN_CELL = re.compile(
+    r"(Default|E\. Process|E\. Thread|Exclusive_Process|Exclusive_Thread|Prohibited)\s*$", re.I
+)
 _MIG_FIRST_CELL = re.compile(r"(?P<gpu>[0-9]+)\s+(?P<gi>[0-9]+|N/A)\s+(?P<ci>[0-9]+|N/A)\s+(?P<dev>[0-9]+)")
 
 
@@ -199,7 +215,9 @@ def _start_gpu(cells: list[str]) -> GpuInfo | None:
     bus = _PCI_IN_CELL.search(cells[1])
     if first is None or bus is None:
         return None
-    gpu = GpuInfo(index=to_int(first.group("index")), name=known(first.group("name")), bus_id=normalize_bus_id(bus.group("bus")))
+    gpu = GpuInfo(
+        index=to_int(first.group("index")), name=known(first.group("name")), bus_id=normalize_bus_id(bus.group("bus"))
+    )
     mode = first.group("mode")
     if mode in ("On", "Off"):
         gpu.persistence_mode = mode == "On"
@@ -256,7 +274,7 @@ def parse_nvidia_smi_text(text: str) -> SmiReport:
     """
     try:
         return _parse_table(text)
-    except Exception as exc:  # pragma: no cover - a parser bug must not become a crash of the doctor
+    except Exception as exc:  # noqa: BLE001 # pragma: no cover - a parser bug must not become a crash of the doctor
         return SmiReport(error=SmiError("unparsable", f"internal parser error: {exc!r}"))
 
 

@@ -33,7 +33,9 @@ MAX_LINES = 4096
 # What nvidia-smi prints instead of a matrix.  Kept whole so a check can quote nvidia-smi's own words.
 _ERROR = re.compile(
     r"^\s*(?:ERROR\b|Error\b|NVIDIA-SMI has failed|Failed to initialize NVML|No devices were found"
-    r"|Unable to determine|Driver/library version mismatch|NVML: |Invalid combination)", re.IGNORECASE)
+    r"|Unable to determine|Driver/library version mismatch|NVML: |Invalid combination)",
+    re.IGNORECASE,
+)
 
 
 # --------------------------------------------------------------------------- shared helpers
@@ -114,7 +116,7 @@ def _parse_matrix(text: str) -> TopoMatrix | None:
     raw: dict[tuple[str, str], str] = {}
     rows_seen: set[str] = set()
     in_nic_legend = False
-    for line in lines[header_at + 1:header_at + 1 + MAX_LINES]:
+    for line in lines[header_at + 1 : header_at + 1 + MAX_LINES]:
         stripped = line.strip()
         lowered = stripped.lower()
         if lowered == "nic legend:":
@@ -141,12 +143,19 @@ def _parse_matrix(text: str) -> TopoMatrix | None:
     return matrix
 
 
-def _read_row(matrix: TopoMatrix, raw: dict[tuple[str, str], str], label: str, values: list[str],
-              tabbed: bool, devices: list[str], tail: list[str]) -> bool:
+def _read_row(
+    matrix: TopoMatrix,
+    raw: dict[tuple[str, str], str],
+    label: str,
+    values: list[str],
+    tabbed: bool,
+    devices: list[str],
+    tail: list[str],
+) -> bool:
     """Fill one row's cells; False when some cell was missing or unreadable."""
     complete = True
     if tabbed:
-        device_cells, tail_cells = values[:len(devices)], values[len(devices):]
+        device_cells, tail_cells = values[: len(devices)], values[len(devices) :]
     else:
         # Empty cells vanish between spaces: the affinity cells are the run of affinity-looking cells at the
         # end, the device cells what comes before (merged cells of a damaged paste included).
@@ -240,9 +249,9 @@ def _parse_p2p(text: str) -> P2PMatrix | None:
         return P2PMatrix(error=error) if error else None
     header_at, columns = found
     gpus = [int(m.group(1)) for m in (_GPU_LABEL.fullmatch(name) for name in columns) if m]
-    result = P2PMatrix(gpus=gpus, capability=_capability(lines[:header_at + 1]))
+    result = P2PMatrix(gpus=gpus, capability=_capability(lines[: header_at + 1]))
     cells: dict[tuple[int, int], str] = {}
-    for line in lines[header_at + 1:header_at + 1 + MAX_LINES]:
+    for line in lines[header_at + 1 : header_at + 1 + MAX_LINES]:
         if line.strip().lower().startswith("legend"):
             break
         values = _cells(line)[0]

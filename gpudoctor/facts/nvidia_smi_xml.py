@@ -28,7 +28,7 @@ def parse_nvidia_smi_xml(text: str) -> SmiReport:
     """Facts from ``nvidia-smi -q -x`` output (any schema, possibly damaged)."""
     try:
         return _parse(text)
-    except Exception as exc:  # pragma: no cover - a parser bug must not become a crash of the doctor
+    except Exception as exc:  # noqa: BLE001 # pragma: no cover - a parser bug must not become a crash of the doctor
         return SmiReport(error=SmiError("unparsable", f"internal parser error: {exc!r}"))
 
 

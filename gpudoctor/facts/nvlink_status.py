@@ -3,8 +3,8 @@
 What nvidia-smi prints, per GPU::
 
     GPU 0: NVIDIA H100 80GB HBM3 (UUID: GPU-...)
-    	 Link 0: 26.562 GB/s
-    	 Link 3: <inactive>
+             Link 0: 26.562 GB/s
+             Link 3: <inactive>
 
 or one line instead of the links: "Device does not have or support Nvlink" (no NVLink on this GPU) or
 "NVML: Unable to retrieve Nvlink information as all links are inActive" (NVLinks present, none up: a

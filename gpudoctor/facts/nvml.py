@@ -31,9 +31,23 @@ class NvmlFacts:
 
 # nvmlBrandType_t, in nvidia-smi's words for the same brand (its product_brand element).
 BRAND_NAMES = {
-    0: None, 1: "Quadro", 2: "Tesla", 3: "NVS", 4: "GRID", 5: "GeForce", 6: "Titan", 7: "NVIDIA Virtual Applications",
-    8: "NVIDIA Virtual PC", 9: "NVIDIA Virtual Compute Server", 10: "NVIDIA RTX Virtual Workstation",
-    11: "NVIDIA Cloud Gaming", 12: "Quadro RTX", 13: "NVIDIA RTX", 14: "NVIDIA", 15: "GeForce RTX", 16: "Titan RTX",
+    0: None,
+    1: "Quadro",
+    2: "Tesla",
+    3: "NVS",
+    4: "GRID",
+    5: "GeForce",
+    6: "Titan",
+    7: "NVIDIA Virtual Applications",
+    8: "NVIDIA Virtual PC",
+    9: "NVIDIA Virtual Compute Server",
+    10: "NVIDIA RTX Virtual Workstation",
+    11: "NVIDIA Cloud Gaming",
+    12: "Quadro RTX",
+    13: "NVIDIA RTX",
+    14: "NVIDIA",
+    15: "GeForce RTX",
+    16: "Titan RTX",
 }
 
 

@@ -120,10 +120,13 @@ def _port(record: Any) -> NvLinkPort | None:
     remote_type = record.get("remote_type")
     if json_int(remote_type) is not None:
         remote_type = REMOTE_TYPES.get(remote_type, "unknown")
-    return NvLinkPort(link=link, active=active if isinstance(active, bool) else None,
-                      version=json_int(record.get("version")),
-                      remote_bus_id=normalize_bus_id(record.get("remote_bus_id")),
-                      remote_type=json_text(remote_type))
+    return NvLinkPort(
+        link=link,
+        active=active if isinstance(active, bool) else None,
+        version=json_int(record.get("version")),
+        remote_bus_id=normalize_bus_id(record.get("remote_bus_id")),
+        remote_type=json_text(remote_type),
+    )
 
 
 def _gpu(record: dict[str, Any]) -> NvmlGpu | None:
@@ -131,13 +134,21 @@ def _gpu(record: dict[str, Any]) -> NvmlGpu | None:
     if index is None:
         return None
     pcie = json_dict(record.get("pcie"))
-    gpu = NvmlGpu(index=index, name=json_text(record.get("name")), bus_id=normalize_bus_id(record.get("pci_bus_id")),
-                  numa_node=json_int(record.get("numa_node")))
+    gpu = NvmlGpu(
+        index=index,
+        name=json_text(record.get("name")),
+        bus_id=normalize_bus_id(record.get("pci_bus_id")),
+        numa_node=json_int(record.get("numa_node")),
+    )
     affinity = record.get("cpu_affinity")
     gpu.cpu_affinity = cpu_list(affinity) if isinstance(affinity, list) else None
-    gpu.pcie = PcieLink(gen_current=json_int(pcie.get("gen_current")), gen_max=json_int(pcie.get("gen_max")),
-                        width_current=json_int(pcie.get("width_current")), width_max=json_int(pcie.get("width_max")),
-                        replay_count=json_int(pcie.get("replay_count")))
+    gpu.pcie = PcieLink(
+        gen_current=json_int(pcie.get("gen_current")),
+        gen_max=json_int(pcie.get("gen_max")),
+        width_current=json_int(pcie.get("width_current")),
+        width_max=json_int(pcie.get("width_max")),
+        replay_count=json_int(pcie.get("replay_count")),
+    )
     if any(value is not None for value in vars(gpu.pcie).values()):
         gpu.pcie.source = "nvml"  # a lost GPU's empty link is nobody's word
     links = record.get("nvlink")
@@ -162,7 +173,7 @@ def _switch_links(gpu: NvmlGpu | None) -> int:
 
 
 def _nvlink_path(a: NvmlGpu | None, b: NvmlGpu | None) -> str | None:
-    """"NV<n>" when the two GPUs talk over NVLink, else None.
+    """ "NV<n>" when the two GPUs talk over NVLink, else None.
 
     Links straight to the other GPU count one each.  Behind NVSwitches every link reaches every GPU,
     so the pair gets as many as the less connected of the two has up to a switch: topo -m's NV18
@@ -195,7 +206,8 @@ def nvml_topology(data: Any) -> NvmlTopology:
         p2p = json_dict(record.get("p2p"))
         pair = NvmlPair(a=a, b=b)
         pair.path = _nvlink_path(topology.gpu(a), topology.gpu(b)) or TOPOLOGY_PATHS.get(
-            json_int(record.get("common_ancestor")))  # type: ignore[arg-type]
+            json_int(record.get("common_ancestor"))
+        )  # type: ignore[arg-type]
         pair.p2p_read = P2P_STATUS.get(json_int(p2p.get("read")))  # type: ignore[arg-type]
         pair.p2p_nvlink = P2P_STATUS.get(json_int(p2p.get("nvlink")))  # type: ignore[arg-type]
         if pair.path or pair.p2p_read or pair.p2p_nvlink:

@@ -23,7 +23,7 @@ def _unquote(raw: str) -> str:
         inner = value[1:-1]
         return _ESCAPE.sub(r"\1", inner) if value[0] == '"' else inner
     # An unterminated quote: keep what follows it rather than nothing.
-    if value[:1] in ("\"", "'"):
+    if value[:1] in ('"', "'"):
         return value[1:]
     return value
 

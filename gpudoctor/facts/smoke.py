@@ -19,13 +19,27 @@ from typing import Any
 
 from gpudoctor.evidence.model import EvidenceItem
 from gpudoctor.facts.framework_model import ProbeRun
-from gpudoctor.facts.json_values import json_dict, json_int
 from gpudoctor.facts.framework_probe import (
-    MAX_ITEMS, MAX_TEXT, _bool, _float, _probe_json, _str, _tail, capability, parse_python_target,
+    MAX_ITEMS,
+    MAX_TEXT,
+    _bool,
+    _float,
+    _probe_json,
+    _str,
+    _tail,
+    capability,
+    parse_python_target,
     probe_run,
 )
+from gpudoctor.facts.json_values import json_dict, json_int
 from gpudoctor.facts.smoke_model import (
-    AllreduceResult, BandwidthResult, CnnResult, MatmulResult, P2pResult, SmokeDevice, SmokeFacts,
+    AllreduceResult,
+    BandwidthResult,
+    CnnResult,
+    MatmulResult,
+    P2pResult,
+    SmokeDevice,
+    SmokeFacts,
 )
 
 _WORKLOAD_KEYS = ("devices", "matmul", "cnn", "bandwidth", "p2p", "allreduce")
@@ -65,10 +79,14 @@ def _device(record: dict[str, Any]) -> SmokeDevice | None:
         return None
     kind = _str(record.get("kind")) or ("cpu" if device_id == "cpu" else device_id.split(":")[0])
     return SmokeDevice(
-        id=device_id, kind=kind.lower(), name=_str(record.get("name")),
+        id=device_id,
+        kind=kind.lower(),
+        name=_str(record.get("name")),
         capability=capability(record.get("capability")),
-        memory_total_mib=_count(record.get("memory_total_mib")), memory_free_mib=_count(record.get("memory_free_mib")),
-        pci_bus_id=_str(record.get("pci_bus_id")), threads=_count(record.get("threads")),
+        memory_total_mib=_count(record.get("memory_total_mib")),
+        memory_free_mib=_count(record.get("memory_free_mib")),
+        pci_bus_id=_str(record.get("pci_bus_id")),
+        threads=_count(record.get("threads")),
     )
 
 
@@ -76,51 +94,83 @@ def _matmul(record: dict[str, Any]) -> MatmulResult | None:
     device, dtype = _str(record.get("device")), _str(record.get("dtype"))
     if device is None or dtype is None:
         return None
-    return MatmulResult(device=device, dtype=dtype.lower(), n=_count(record.get("n")),
-                        repeats=_count(record.get("repeats")), seconds=_nonnegative(record.get("seconds")),
-                        tflops=_nonnegative(record.get("tflops")), error=_text(record.get("error")),
-                        skipped=_text(record.get("skipped")))
+    return MatmulResult(
+        device=device,
+        dtype=dtype.lower(),
+        n=_count(record.get("n")),
+        repeats=_count(record.get("repeats")),
+        seconds=_nonnegative(record.get("seconds")),
+        tflops=_nonnegative(record.get("tflops")),
+        error=_text(record.get("error")),
+        skipped=_text(record.get("skipped")),
+    )
 
 
 def _cnn(record: dict[str, Any]) -> CnnResult | None:
     device, precision = _str(record.get("device")), _str(record.get("precision"))
     if device is None or precision is None:
         return None
-    return CnnResult(device=device, precision=precision.lower(), batch=_count(record.get("batch")),
-                     steps=_count(record.get("steps")), seconds_per_step=_nonnegative(record.get("seconds_per_step")),
-                     steps_per_s=_nonnegative(record.get("steps_per_s")), loss_first=_loss(record.get("loss_first")),
-                     loss_last=_loss(record.get("loss_last")), loss_decreased=_bool(record.get("loss_decreased")),
-                     error=_text(record.get("error")), skipped=_text(record.get("skipped")))
+    return CnnResult(
+        device=device,
+        precision=precision.lower(),
+        batch=_count(record.get("batch")),
+        steps=_count(record.get("steps")),
+        seconds_per_step=_nonnegative(record.get("seconds_per_step")),
+        steps_per_s=_nonnegative(record.get("steps_per_s")),
+        loss_first=_loss(record.get("loss_first")),
+        loss_last=_loss(record.get("loss_last")),
+        loss_decreased=_bool(record.get("loss_decreased")),
+        error=_text(record.get("error")),
+        skipped=_text(record.get("skipped")),
+    )
 
 
 def _bandwidth(record: dict[str, Any]) -> BandwidthResult | None:
     device, direction, memory = _str(record.get("device")), _str(record.get("direction")), _str(record.get("memory"))
     if device is None or direction is None:
         return None
-    return BandwidthResult(device=device, direction=direction.lower(), memory=(memory or "").lower() or "unknown",
-                           bytes=_count(record.get("bytes")), repeats=_count(record.get("repeats")),
-                           gbps=_nonnegative(record.get("gbps")), error=_text(record.get("error")),
-                           skipped=_text(record.get("skipped")))
+    return BandwidthResult(
+        device=device,
+        direction=direction.lower(),
+        memory=(memory or "").lower() or "unknown",
+        bytes=_count(record.get("bytes")),
+        repeats=_count(record.get("repeats")),
+        gbps=_nonnegative(record.get("gbps")),
+        error=_text(record.get("error")),
+        skipped=_text(record.get("skipped")),
+    )
 
 
 def _p2p(record: dict[str, Any]) -> P2pResult | None:
     src, dst = _str(record.get("src")), _str(record.get("dst"))
     if src is None or dst is None:
         return None
-    return P2pResult(src=src, dst=dst, access=_bool(record.get("access")), gbps=_nonnegative(record.get("gbps")),
-                     error=_text(record.get("error")), skipped=_text(record.get("skipped")))
+    return P2pResult(
+        src=src,
+        dst=dst,
+        access=_bool(record.get("access")),
+        gbps=_nonnegative(record.get("gbps")),
+        error=_text(record.get("error")),
+        skipped=_text(record.get("skipped")),
+    )
 
 
 def _allreduce(value: Any) -> AllreduceResult | None:
     if not isinstance(value, dict):
         return None
     return AllreduceResult(
-        backend=_str(value.get("backend")), world_size=_count(value.get("world_size")),
-        device_kind=_str(value.get("device_kind")), bytes=_count(value.get("bytes")),
-        repeats=_count(value.get("repeats")), seconds=_nonnegative(value.get("seconds")),
-        algbw_gbps=_nonnegative(value.get("algbw_gbps")), busbw_gbps=_nonnegative(value.get("busbw_gbps")),
-        ddp_step_s=_nonnegative(value.get("ddp_step_s")), ddp_loss_decreased=_bool(value.get("ddp_loss_decreased")),
-        error=_text(value.get("error")), skipped=_text(value.get("skipped")),
+        backend=_str(value.get("backend")),
+        world_size=_count(value.get("world_size")),
+        device_kind=_str(value.get("device_kind")),
+        bytes=_count(value.get("bytes")),
+        repeats=_count(value.get("repeats")),
+        seconds=_nonnegative(value.get("seconds")),
+        algbw_gbps=_nonnegative(value.get("algbw_gbps")),
+        busbw_gbps=_nonnegative(value.get("busbw_gbps")),
+        ddp_step_s=_nonnegative(value.get("ddp_step_s")),
+        ddp_loss_decreased=_bool(value.get("ddp_loss_decreased")),
+        error=_text(value.get("error")),
+        skipped=_text(value.get("skipped")),
     )
 
 
@@ -192,8 +242,11 @@ def parse_smoke(item: EvidenceItem | None) -> SmokeFacts:
         facts.stopped_by = "interrupt"
     if facts.stopped_by is None and item.timed_out:
         facts.stopped_by = "timeout"
-    facts.errors = {key[:200]: value[:MAX_TEXT] for key, value in json_dict(data.get("errors")).items()
-                    if isinstance(key, str) and isinstance(value, str) and key and value.strip()}
+    facts.errors = {
+        key[:200]: value[:MAX_TEXT]
+        for key, value in json_dict(data.get("errors")).items()
+        if isinstance(key, str) and isinstance(value, str) and key and value.strip()
+    }
     if facts.run.status not in ("ok", "timed_out"):
         return facts
     devices = _parsed(_records(data.get("devices")), _device)

@@ -24,7 +24,8 @@ _MISSING = re.compile(r"Could not (?:load dynamic library|dlopen library) '([^']
 _CANNOT_DLOPEN = re.compile(r"Cannot dlopen some GPU libraries")
 # "Loaded runtime CuDNN library: 9.1.0 but source was compiled with: 9.3.0.  CuDNN library needs ..."
 _CUDNN_MISMATCH = re.compile(
-    r"Loaded runtime CuDNN library:\s*(\d+(?:\.\d+)*)\s+but source was compiled with:\s*(\d+(?:\.\d+)*)")
+    r"Loaded runtime CuDNN library:\s*(\d+(?:\.\d+)*)\s+but source was compiled with:\s*(\d+(?:\.\d+)*)"
+)
 # "failed call to cuInit: CUDA_ERROR_NO_DEVICE: no CUDA-capable device is detected" (TF 2.16+ wraps it:
 # "failed call to cuInit: INTERNAL: CUDA error: Failed call to cuInit: UNKNOWN ERROR (303)").
 _CUINIT = re.compile(r"failed call to cuInit:\s*(.+)$", re.IGNORECASE)
@@ -32,8 +33,11 @@ _CUINIT = re.compile(r"failed call to cuInit:\s*(.+)$", re.IGNORECASE)
 _NO_DRIVERS = re.compile(r"Could not find cuda drivers on your machine", re.IGNORECASE)
 # "Ignoring visible gpu device (device: 0, name: GeForce GT 730, ..., compute capability: 3.5) with Cuda compute
 # capability 3.5. The minimum required Cuda capability is 3.7."
-_TOO_OLD = re.compile(r"Ignoring visible gpu device .*?with Cuda compute capability (\d+\.\d+)\.?\s+"
-                      r"The minimum required Cuda capability is (\d+\.\d+)", re.IGNORECASE)
+_TOO_OLD = re.compile(
+    r"Ignoring visible gpu device .*?with Cuda compute capability (\d+\.\d+)\.?\s+"
+    r"The minimum required Cuda capability is (\d+\.\d+)",
+    re.IGNORECASE,
+)
 
 # The shape of a line TensorFlow (or the XLA/TSL code inside it) logged.
 _LOG_SHAPE = re.compile(
@@ -48,19 +52,22 @@ _TF_MESSAGE = re.compile(
     r"|Loaded runtime CuDNN library|Successfully opened dynamic library|failed call to cuInit"
     r"|Could not find cuda drivers on your machine|Ignoring visible gpu device"
     r"|Created device /job:|Skipping registering GPU devices|TF-TRT Warning",
-    re.IGNORECASE)
+    re.IGNORECASE,
+)
 # What makes a TensorFlow line worth keeping: it is about the GPU or its libraries.
 _GPU_RELATED = re.compile(
     r"cuda|cudnn|cublas|cufft|curand|cusolver|cusparse|nccl|tensorrt|TF-TRT|\bgpu\b|dlopen|dynamic library"
     r"|cuInit|NUMA|compute capability|StreamExecutor|ptxas|libdevice|nvptx|\.so\.\d|\.dll\b",
-    re.IGNORECASE)
+    re.IGNORECASE,
+)
 # Only for sniffing a lone pasted file: strings no other source writes.
 _TF_MARKER = re.compile(
     r"Could not load dynamic library '|Could not dlopen library '|Cannot dlopen some GPU libraries"
     r"|Loaded runtime CuDNN library|tensorflow/(?:core|stream_executor|compiler|tsl|python)/\S+\.(?:cc|py):\d+"
     r"|gpu_device\.cc:\d+\]|dso_loader\.cc:\d+\]|cudart_stub\.cc:\d+\]|^(?:WARNING|INFO|ERROR):tensorflow:"
     r"|This TensorFlow binary is optimized|Created device /job:localhost",
-    re.MULTILINE)
+    re.MULTILINE,
+)
 
 
 def is_tensorflow_log(text: Any) -> bool:

@@ -28,7 +28,7 @@ def fabric_manager_state(text: Any) -> str | None:
 
 
 def form_factor(name: str | None) -> str | None:
-    """"sxm" for NVLink-socketed parts (SXM boards), "pcie" for cards, None when the name says too little."""
+    """ "sxm" for NVLink-socketed parts (SXM boards), "pcie" for cards, None when the name says too little."""
     from gpudoctor.kb.gpu_specs import gpu_spec_for_name
 
     if not name:
@@ -43,11 +43,17 @@ def form_factor(name: str | None) -> str | None:
 
 
 def _pcie_from_gpuinfo(gpu: Any, source: str) -> PcieLink | None:
-    if gpu is None or all(getattr(gpu, f) is None for f in ("pcie_gen_current", "pcie_gen_max",
-                                                          "pcie_width_current", "pcie_width_max")):
+    if gpu is None or all(
+        getattr(gpu, f) is None for f in ("pcie_gen_current", "pcie_gen_max", "pcie_width_current", "pcie_width_max")
+    ):
         return None
-    return PcieLink(gen_current=gpu.pcie_gen_current, gen_max=gpu.pcie_gen_max,
-                    width_current=gpu.pcie_width_current, width_max=gpu.pcie_width_max, source=source)
+    return PcieLink(
+        gen_current=gpu.pcie_gen_current,
+        gen_max=gpu.pcie_gen_max,
+        width_current=gpu.pcie_width_current,
+        width_max=gpu.pcie_width_max,
+        source=source,
+    )
 
 
 def _pcie_from_pci(device: Any) -> PcieLink | None:
@@ -55,10 +61,13 @@ def _pcie_from_pci(device: Any) -> PcieLink | None:
 
     if device is None:
         return None
-    link = PcieLink(gen_current=pcie_gen_for_speed(device.current_link_speed),
-                    gen_max=pcie_gen_for_speed(device.max_link_speed),
-                    width_current=device.current_link_width or None, width_max=device.max_link_width or None,
-                    source="sysfs")
+    link = PcieLink(
+        gen_current=pcie_gen_for_speed(device.current_link_speed),
+        gen_max=pcie_gen_for_speed(device.max_link_speed),
+        width_current=device.current_link_width or None,
+        width_max=device.max_link_width or None,
+        source="sysfs",
+    )
     if device.current_link_width == 0:
         link.width_current = 0  # sysfs's way of saying the link is down
     if all(value is None for value in (link.gen_current, link.gen_max, link.width_current, link.width_max)):
@@ -95,8 +104,10 @@ def build_topology(facts: Any) -> MachineTopology:
     inventory = list(facts.gpus)
     if not inventory and not (matrix is not None and matrix.gpus):
         # No driver answered: sysfs (or a pasted lspci block) still knows each GPU's PCIe link.
-        inventory = [GpuInfo(index=position, name=device.description, bus_id=device.address)
-                     for position, device in enumerate(facts.pci_gpus)]
+        inventory = [
+            GpuInfo(index=position, name=device.description, bus_id=device.address)
+            for position, device in enumerate(facts.pci_gpus)
+        ]
     indices = [gpu.index for gpu in inventory if gpu.index is not None]
     if not indices and matrix is not None:
         indices = list(matrix.gpus)
@@ -111,29 +122,38 @@ def build_topology(facts: Any) -> MachineTopology:
         bus = info.bus_id if info else None
         device = pci.get(bus) if bus else None
         from_nvml = nvml.gpus.get(index) if nvml else None
-        gpu = TopoGpu(index=index, name=info.name if info else None, bus_id=bus,
-                      form_factor=form_factor(info.name if info else None))
+        gpu = TopoGpu(
+            index=index,
+            name=info.name if info else None,
+            bus_id=bus,
+            form_factor=form_factor(info.name if info else None),
+        )
         link = (_pcie_from_gpuinfo(nvml_gpus.get(bus), "nvml") if bus else None) or PcieLink()
         if from_nvml is not None and from_nvml.pcie is not None:
             link = _fill_link(link, from_nvml.pcie)
         link = _fill_link(link, _pcie_from_gpuinfo(info, "nvidia-smi -q -x"))
         gpu.pcie = _fill_link(link, _pcie_from_pci(device))
-        numa_candidates = [device.numa_node if device else None,
-                           from_nvml.numa_node if from_nvml else None,
-                           matrix.numa_affinity.get(index) if matrix else None]
+        numa_candidates = [
+            device.numa_node if device else None,
+            from_nvml.numa_node if from_nvml else None,
+            matrix.numa_affinity.get(index) if matrix else None,
+        ]
         gpu.numa_node = next((value for value in numa_candidates if value is not None), None)
-        cpu_candidates = [device.local_cpulist if device else None,
-                          from_nvml.cpu_affinity if from_nvml else None,
-                          printed_affinity.get(index)]
+        cpu_candidates = [
+            device.local_cpulist if device else None,
+            from_nvml.cpu_affinity if from_nvml else None,
+            printed_affinity.get(index),
+        ]
         gpu.cpu_affinity = next((value for value in cpu_candidates if value is not None), None)
-        gpu.nvlink = (from_nvml.nvlink if from_nvml and from_nvml.nvlink is not None
-                      else nvlinks.get(index) if nvlinks else None)
+        gpu.nvlink = (
+            from_nvml.nvlink if from_nvml and from_nvml.nvlink is not None else nvlinks.get(index) if nvlinks else None
+        )
         if from_nvml is not None and from_nvml.fabric_state:
             topo.fabric_states[index] = from_nvml.fabric_state
         topo.gpus.append(gpu)
 
     for position, a in enumerate(gpu.index for gpu in topo.gpus):
-        for b in [g.index for g in topo.gpus][position + 1:]:
+        for b in [g.index for g in topo.gpus][position + 1 :]:
             pair = GpuPair(a=a, b=b)
             printed = matrix.gpu_link(a, b) if matrix else None
             derived = nvml.pairs.get((a, b)) if nvml else None
@@ -166,18 +186,33 @@ def build_topology(facts: Any) -> MachineTopology:
 
         nodes = cpu.get("numa_nodes")
         if isinstance(nodes, dict):
-            topo.numa_nodes = {int(k): v for k, v in nodes.items()
-                               if isinstance(k, str) and k.isdigit() and isinstance(v, str)}
+            topo.numa_nodes = {
+                int(k): v for k, v in nodes.items() if isinstance(k, str) and k.isdigit() and isinstance(v, str)
+            }
         allowed = cpu.get("process_cpus")
-        if isinstance(allowed, list) and allowed and all(isinstance(c, int) and not isinstance(c, bool)
-                                                        for c in allowed):
+        if (
+            isinstance(allowed, list)
+            and allowed
+            and all(isinstance(c, int) and not isinstance(c, bool) for c in allowed)
+        ):
             topo.process_cpus = cpu_list(allowed)
     topo.nvswitches = sum(1 for device in facts.pci_devices if device.is_nvswitch)
     topo.fabric_manager = fabric_manager_state(facts.evidence.text("fabricmanager.txt"))
-    topo.sources = [name for name in ("nvml.json", "nvidia-smi-topo-m.txt", "nvidia-smi-topo-p2p-r.txt",
-                                      "nvidia-smi-nvlink-s.txt", "nvidia-smi-q-x.xml", "pci-devices.json",
-                                      "lspci.txt", "cpu-topology.json", "fabricmanager.txt")
-                    if facts.evidence.get(name) is not None and (facts.evidence.text(name) or "").strip()]
+    topo.sources = [
+        name
+        for name in (
+            "nvml.json",
+            "nvidia-smi-topo-m.txt",
+            "nvidia-smi-topo-p2p-r.txt",
+            "nvidia-smi-nvlink-s.txt",
+            "nvidia-smi-q-x.xml",
+            "pci-devices.json",
+            "lspci.txt",
+            "cpu-topology.json",
+            "fabricmanager.txt",
+        )
+        if facts.evidence.get(name) is not None and (facts.evidence.text(name) or "").strip()
+    ]
     return topo
 
 
@@ -191,8 +226,11 @@ def nvswitch_fabric(topo: MachineTopology, gpus: set[int] | None = None) -> str 
     from gpudoctor.kb.gpu_specs import max_nvlinks_per_gpu
 
     wanted = gpus if gpus is not None else {gpu.index for gpu in topo.gpus}
-    paths = {(pair.a, pair.b): pair.path for pair in topo.pairs
-             if pair.a in wanted and pair.b in wanted and pair.a != pair.b and pair.path}
+    paths = {
+        (pair.a, pair.b): pair.path
+        for pair in topo.pairs
+        if pair.a in wanted and pair.b in wanted and pair.a != pair.b and pair.path
+    }
     if len(wanted) < 2 or not paths or not all(nvlink_count(path) for path in paths.values()):
         return None
     if isinstance(topo.nvswitches, int) and topo.nvswitches > 0:

@@ -14,10 +14,22 @@ from gpudoctor.generate.model import MachineTarget
 
 # The sources a generator reads: the driver, the GPUs, the distro, WSL.  Collected alone, they take as long as
 # the NVML probe, not the whole check.
-GENERATOR_SOURCES = ("nvml.json", "nvidia-smi-q-x.xml", "nvidia-smi.txt", "proc-driver-nvidia-version.txt",
-                     "sys-module-nvidia-version.txt", "proc-modules.txt", "proc-version.txt", "os-release",
-                     "pci-devices.json", "lspci.txt", "container.json", "env.json", "driver-libraries.json",
-                     "dmesg-nvidia.txt")
+GENERATOR_SOURCES = (
+    "nvml.json",
+    "nvidia-smi-q-x.xml",
+    "nvidia-smi.txt",
+    "proc-driver-nvidia-version.txt",
+    "sys-module-nvidia-version.txt",
+    "proc-modules.txt",
+    "proc-version.txt",
+    "os-release",
+    "pci-devices.json",
+    "lspci.txt",
+    "container.json",
+    "env.json",
+    "driver-libraries.json",
+    "dmesg-nvidia.txt",
+)
 
 
 def _capabilities(facts: Any) -> tuple[tuple[str, ...], tuple[str, ...]]:

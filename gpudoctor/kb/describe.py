@@ -15,10 +15,25 @@ from gpudoctor.errors import UsageError
 from gpudoctor.kb import loading
 
 TOPICS = ("driver", "torch", "tensorflow", "cudnn", "gpus", "jax", "cupy", "specs", "pcie", "xid", "health", "docker")
-_ALIASES = {"pytorch": "torch", "tf": "tensorflow", "cuda": "driver", "gpu": "gpus", "drivers": "driver",
-            "spec": "specs", "gpu-specs": "specs", "gpu_specs": "specs", "nvlink": "specs", "xids": "xid",
-            "health_limits": "health", "health-limits": "health", "limits": "health",
-            "images": "docker", "docker_cuda": "docker", "nvidia-cuda": "docker", "containers": "docker"}
+_ALIASES = {
+    "pytorch": "torch",
+    "tf": "tensorflow",
+    "cuda": "driver",
+    "gpu": "gpus",
+    "drivers": "driver",
+    "spec": "specs",
+    "gpu-specs": "specs",
+    "gpu_specs": "specs",
+    "nvlink": "specs",
+    "xids": "xid",
+    "health_limits": "health",
+    "health-limits": "health",
+    "limits": "health",
+    "images": "docker",
+    "docker_cuda": "docker",
+    "nvidia-cuda": "docker",
+    "containers": "docker",
+}
 # Topics that take one item after them (``gpudoctor kb xid 79``).
 _ITEM_TOPICS = ("xid",)
 
@@ -30,8 +45,10 @@ def _table(headers: Sequence[str], rows: Sequence[Sequence[object]]) -> list[str
     for row in cells:
         for i, value in enumerate(row):
             widths[i] = max(widths[i], len(value))
+
     def line(values: Sequence[str]) -> str:
         return "  ".join(value.ljust(widths[i]) for i, value in enumerate(values)).rstrip()
+
     return [line(list(headers)), line(["-" * w for w in widths])] + [line(row) for row in cells]
 
 
@@ -97,21 +114,40 @@ def _driver() -> list[str]:
     rows = []
     for row in data.get("toolkit_driver", []):
         if isinstance(row, dict):
-            rows.append([row.get("cuda_full") or row.get("cuda"), row.get("release"), row.get("linux_min"),
-                         row.get("windows_min"), _keys(row)])
+            rows.append(
+                [
+                    row.get("cuda_full") or row.get("cuda"),
+                    row.get("release"),
+                    row.get("linux_min"),
+                    row.get("windows_min"),
+                    _keys(row),
+                ]
+            )
     rows.sort(key=lambda r: tuple(int(x) for x in str(r[0]).split(".") if x.isdigit()), reverse=True)
     lines += _table(["CUDA", "release", "Linux min", "Windows min", "sources"], rows)
     lines += ["", "Minor-version compatibility (the least driver for any toolkit of a major):"]
     lines += _table(
         ["CUDA major", "Linux", "Windows", "sources"],
-        [[f"{r.get('cuda_major')}.x", r.get("linux_min"), r.get("windows_min"), _keys(r)]
-         for r in data.get("minor_version_compat", []) if isinstance(r, dict)],
+        [
+            [f"{r.get('cuda_major')}.x", r.get("linux_min"), r.get("windows_min"), _keys(r)]
+            for r in data.get("minor_version_compat", [])
+            if isinstance(r, dict)
+        ],
     )
     lines += ["", "Architectures:"]
     lines += _table(
         ["architecture", "compute capability", "first CUDA", "last CUDA", "last driver"],
-        [[r.get("architecture"), ", ".join(r.get("compute_capabilities", [])), r.get("first_cuda"),
-          r.get("last_cuda"), r.get("last_driver")] for r in data.get("architectures", []) if isinstance(r, dict)],
+        [
+            [
+                r.get("architecture"),
+                ", ".join(r.get("compute_capabilities", [])),
+                r.get("first_cuda"),
+                r.get("last_cuda"),
+                r.get("last_driver"),
+            ]
+            for r in data.get("architectures", [])
+            if isinstance(r, dict)
+        ],
     )
     return lines + _sources_block(data)
 
@@ -139,16 +175,26 @@ def _torch() -> list[str]:
             if not isinstance(variant, dict):
                 continue
             default = "*" if variant.get("variant") == release.get("default_pypi_linux_x86_64") else ""
-            rows.append([
-                release.get("torch"), f"{variant.get('variant')}{default}",
-                variant.get("cuda_full") or variant.get("cuda"),
-                variant.get("cudnn"), python, _arch(variant.get("arch_list_linux_x86_64")) or "?",
-                _arch(variant.get("arch_list_linux_aarch64")), _windows(variant),
-            ])
-    lines += _table(["torch", "variant", "CUDA", "cuDNN", "Python", "arch (Linux x86_64)", "arch (aarch64)",
-                     "Windows"], rows)
-    lines += ["", "* = what plain `pip install torch` gets on Linux x86_64.  '?' = not verified.  "
-              "X.Y = SASS for sm_XY, +PTX = PTX too."]
+            rows.append(
+                [
+                    release.get("torch"),
+                    f"{variant.get('variant')}{default}",
+                    variant.get("cuda_full") or variant.get("cuda"),
+                    variant.get("cudnn"),
+                    python,
+                    _arch(variant.get("arch_list_linux_x86_64")) or "?",
+                    _arch(variant.get("arch_list_linux_aarch64")),
+                    _windows(variant),
+                ]
+            )
+    lines += _table(
+        ["torch", "variant", "CUDA", "cuDNN", "Python", "arch (Linux x86_64)", "arch (aarch64)", "Windows"], rows
+    )
+    lines += [
+        "",
+        "* = what plain `pip install torch` gets on Linux x86_64.  '?' = not verified.  "
+        "X.Y = SASS for sm_XY, +PTX = PTX too.",
+    ]
     for release in data.get("unconfirmed_releases", []):
         if isinstance(release, dict):
             lines.append(f"torch {release.get('torch')}: {release.get('note')}")
@@ -159,13 +205,34 @@ def _tensorflow() -> list[str]:
     data = loading._tf_data()
     lines = _header("TensorFlow GPU builds (Linux)", data)
     rows = [
-        [r.get("version"), f"{r.get('python_min')}-{r.get('python_max')}", r.get("cuda"), r.get("cudnn"),
-         "yes" if r.get("and_cuda") else "no", "yes" if r.get("windows_native_gpu") else "no",
-         r.get("linux_driver_min"), r.get("linux_driver_mvc_floor"), _keys(r)]
-        for r in data.get("releases", []) if isinstance(r, dict)
+        [
+            r.get("version"),
+            f"{r.get('python_min')}-{r.get('python_max')}",
+            r.get("cuda"),
+            r.get("cudnn"),
+            "yes" if r.get("and_cuda") else "no",
+            "yes" if r.get("windows_native_gpu") else "no",
+            r.get("linux_driver_min"),
+            r.get("linux_driver_mvc_floor"),
+            _keys(r),
+        ]
+        for r in data.get("releases", [])
+        if isinstance(r, dict)
     ]
-    lines += _table(["TF", "Python", "CUDA", "cuDNN", "[and-cuda]", "native Windows GPU", "driver (full)",
-                     "driver (floor)", "sources"], rows)
+    lines += _table(
+        [
+            "TF",
+            "Python",
+            "CUDA",
+            "cuDNN",
+            "[and-cuda]",
+            "native Windows GPU",
+            "driver (full)",
+            "driver (floor)",
+            "sources",
+        ],
+        rows,
+    )
     notes = [n for n in data.get("notes", []) if isinstance(n, str)]
     if notes:
         lines += [""] + [f"- {note}" for note in notes]
@@ -197,8 +264,11 @@ def _cudnn() -> list[str]:
 def _gpus() -> list[str]:
     data = loading._gpu_data()
     lines = _header("GPU names -> compute capability", data)
-    rows = [[r.get("match"), r.get("compute_capability"), r.get("architecture"), _keys(r)]
-            for r in data.get("gpus", []) if isinstance(r, dict)]
+    rows = [
+        [r.get("match"), r.get("compute_capability"), r.get("architecture"), _keys(r)]
+        for r in data.get("gpus", [])
+        if isinstance(r, dict)
+    ]
     rows.sort(key=lambda r: (tuple(int(x) for x in str(r[1]).split(".") if x.isdigit()), str(r[0])), reverse=True)
     lines += _table(["GPU", "cc", "architecture", "sources"], rows)
     return lines + _sources_block(data)
@@ -206,28 +276,53 @@ def _gpus() -> list[str]:
 
 def _jax() -> list[str]:
     data = loading._packages_data()
-    lines = _header("JAX CUDA wheels (pip install -U \"jax[cudaNN]\")", data)
+    lines = _header('JAX CUDA wheels (pip install -U "jax[cudaNN]")', data)
     jax = data.get("jax") if isinstance(data.get("jax"), dict) else {}
     rows = [
-        [f"jax[{r.get('extra')}]", r.get("built_with_cuda"), r.get("compatible_cuda"), r.get("cudnn"),
-         r.get("linux_driver_min"), r.get("min_compute_capability"), ", ".join(r.get("plugin_packages", [])),
-         _keys(r)]
-        for r in jax.get("extras", []) if isinstance(r, dict)
+        [
+            f"jax[{r.get('extra')}]",
+            r.get("built_with_cuda"),
+            r.get("compatible_cuda"),
+            r.get("cudnn"),
+            r.get("linux_driver_min"),
+            r.get("min_compute_capability"),
+            ", ".join(r.get("plugin_packages", [])),
+            _keys(r),
+        ]
+        for r in jax.get("extras", [])
+        if isinstance(r, dict)
     ]
-    lines += _table(["install", "built with", "runs with", "cuDNN", "Linux driver", "min GPU", "packages",
-                     "sources"], rows)
+    lines += _table(
+        ["install", "built with", "runs with", "cuDNN", "Linux driver", "min GPU", "packages", "sources"], rows
+    )
     platforms = jax.get("platforms") if isinstance(jax.get("platforms"), dict) else {}
     if platforms:
         lines += ["", "NVIDIA GPU support: " + ", ".join(f"{k} {v}" for k, v in platforms.items())]
     releases = [r for r in jax.get("releases", []) if isinstance(r, dict)]
     if releases:
-        lines += ["", f"JAX releases (what `gpudoctor dockerfile` / `install-script` pin; as of "
-                      f"{jax.get('releases_as_of') or '?'}):"]
-        lines += _table(["jax", "jaxlib", "Python", "CUDA extras with wheels", "sources"], [
-            [r.get("version"), r.get("jaxlib"), f"{r.get('python_min')}-{r.get('python_max')}",
-             ", ".join(f"[{x}]" for x in r.get("extras", []) if isinstance(x, str)), _keys(r)] for r in releases])
-    cited = ([r for r in jax.get("extras", []) if isinstance(r, dict)] + releases
-             + [{"sources": jax.get("platform_sources")}])
+        lines += [
+            "",
+            f"JAX releases (what `gpudoctor dockerfile` / `install-script` pin; as of "
+            f"{jax.get('releases_as_of') or '?'}):",
+        ]
+        lines += _table(
+            ["jax", "jaxlib", "Python", "CUDA extras with wheels", "sources"],
+            [
+                [
+                    r.get("version"),
+                    r.get("jaxlib"),
+                    f"{r.get('python_min')}-{r.get('python_max')}",
+                    ", ".join(f"[{x}]" for x in r.get("extras", []) if isinstance(x, str)),
+                    _keys(r),
+                ]
+                for r in releases
+            ],
+        )
+    cited = (
+        [r for r in jax.get("extras", []) if isinstance(r, dict)]
+        + releases
+        + [{"sources": jax.get("platform_sources")}]
+    )
     return lines + _sources_block(data, cited)
 
 
@@ -235,11 +330,17 @@ def _cupy() -> list[str]:
     data = loading._packages_data()
     lines = _header("CuPy binary packages", data)
     cupy = data.get("cupy") if isinstance(data.get("cupy"), dict) else {}
-    rows = [[r.get("package"), r.get("cuda"), r.get("cupy_versions"), ", ".join(r.get("extras", [])) or None,
-             _keys(r)] for r in cupy.get("packages", []) if isinstance(r, dict)]
+    rows = [
+        [r.get("package"), r.get("cuda"), r.get("cupy_versions"), ", ".join(r.get("extras", [])) or None, _keys(r)]
+        for r in cupy.get("packages", [])
+        if isinstance(r, dict)
+    ]
     lines += _table(["package", "CUDA", "CuPy versions", "extras", "sources"], rows)
-    notes = [f"- {r.get('package')}: {r.get('note')}" for r in cupy.get("packages", [])
-             if isinstance(r, dict) and r.get("note")]
+    notes = [
+        f"- {r.get('package')}: {r.get('note')}"
+        for r in cupy.get("packages", [])
+        if isinstance(r, dict) and r.get("note")
+    ]
     if notes:
         lines += [""] + notes
     return lines + _sources_block(data, [r for r in cupy.get("packages", []) if isinstance(r, dict)])
@@ -254,28 +355,57 @@ def _specs() -> list[str]:
             continue
         memory = "/".join(f"{v:g}" for v in r.get("memory_gb", []) if isinstance(v, (int, float)))
         pcie = f"Gen{r['pcie_gen']} x{r['pcie_width']}" if r.get("pcie_gen") and r.get("pcie_width") else None
-        board = (f" (board of {r['devices_per_board']})" if (r.get("devices_per_board") or 1) > 1
-                 and "board" not in str(r.get("gpu")) else "")
-        rows.append([f"{r.get('gpu')}{board}", r.get("compute_capability"), memory or None,
-                     r.get("memory_bandwidth_gbs"), r.get("fp32_tflops"), r.get("tf32_tensor_dense_tflops"),
-                     r.get("fp16_tensor_dense_tflops"), r.get("bf16_tensor_dense_tflops"), pcie,
-                     r.get("nvlink_gbs_bidirectional"), _keys(r)])
-    lines += _table(["GPU", "cc", "memory GB", "mem GB/s", "FP32", "TF32", "FP16", "BF16", "PCIe", "NVLink (bidir)",
-                     "sources"], rows)
-    matched = [f"  {r.get('gpu')}: {', '.join(r.get('names', []))}" for r in data.get("gpus", [])
-               if isinstance(r, dict) and r.get("names")]
+        board = (
+            f" (board of {r['devices_per_board']})"
+            if (r.get("devices_per_board") or 1) > 1 and "board" not in str(r.get("gpu"))
+            else ""
+        )
+        rows.append(
+            [
+                f"{r.get('gpu')}{board}",
+                r.get("compute_capability"),
+                memory or None,
+                r.get("memory_bandwidth_gbs"),
+                r.get("fp32_tflops"),
+                r.get("tf32_tensor_dense_tflops"),
+                r.get("fp16_tensor_dense_tflops"),
+                r.get("bf16_tensor_dense_tflops"),
+                pcie,
+                r.get("nvlink_gbs_bidirectional"),
+                _keys(r),
+            ]
+        )
+    lines += _table(
+        ["GPU", "cc", "memory GB", "mem GB/s", "FP32", "TF32", "FP16", "BF16", "PCIe", "NVLink (bidir)", "sources"],
+        rows,
+    )
+    matched = [
+        f"  {r.get('gpu')}: {', '.join(r.get('names', []))}"
+        for r in data.get("gpus", [])
+        if isinstance(r, dict) and r.get("names")
+    ]
     lines += ["", "Names matched (nvidia-smi spellings; a trailing memory size such as -32GB is allowed):"] + matched
-    notes = [f"- {r.get('gpu')}: {r.get('note')}" for r in data.get("gpus", [])
-             if isinstance(r, dict) and r.get("note")]
-    notes += [f"- {r.get('gpu')} TF32: {r.get('tf32_note')} [{_keys(r, 'tf32_sources')}]"
-              for r in data.get("gpus", []) if isinstance(r, dict) and r.get("tf32_note")]
+    notes = [
+        f"- {r.get('gpu')}: {r.get('note')}" for r in data.get("gpus", []) if isinstance(r, dict) and r.get("note")
+    ]
+    notes += [
+        f"- {r.get('gpu')} TF32: {r.get('tf32_note')} [{_keys(r, 'tf32_sources')}]"
+        for r in data.get("gpus", [])
+        if isinstance(r, dict) and r.get("tf32_note")
+    ]
     if notes:
         lines += ["", "Notes:"] + notes
     generations = [g for g in data.get("nvlink_generations", []) if isinstance(g, dict)]
     if generations:
-        lines += ["", "NVLink generations (per GPU, both directions): " + "; ".join(
-            f"{g.get('gen')} ({g.get('gpus')}) {g.get('duplex_gbs'):g} GB/s" for g in generations
-            if isinstance(g.get("duplex_gbs"), (int, float)))]
+        lines += [
+            "",
+            "NVLink generations (per GPU, both directions): "
+            + "; ".join(
+                f"{g.get('gen')} ({g.get('gpus')}) {g.get('duplex_gbs'):g} GB/s"
+                for g in generations
+                if isinstance(g.get("duplex_gbs"), (int, float))
+            ),
+        ]
     cited = [r for r in data.get("gpus", []) if isinstance(r, dict)]
     cited += [{"sources": r.get("tf32_sources")} for r in cited] + [{"sources": g.get("sources")} for g in generations]
     return lines + _sources_block(data, cited)
@@ -284,12 +414,23 @@ def _specs() -> list[str]:
 def _pcie() -> list[str]:
     data = loading._pcie_data()
     lines = _header("PCIe bandwidth by generation (GB = 10^9 bytes, per direction unless duplex)", data)
-    rows = [[r.get("gen"), r.get("gt_s"), r.get("encoding"), r.get("gb_s_per_lane_per_dir"),
-             r.get("x16_gb_s_per_dir"), r.get("x16_gb_s_duplex"), _keys(r)]
-            for r in data.get("rows", []) if isinstance(r, dict)]
+    rows = [
+        [
+            r.get("gen"),
+            r.get("gt_s"),
+            r.get("encoding"),
+            r.get("gb_s_per_lane_per_dir"),
+            r.get("x16_gb_s_per_dir"),
+            r.get("x16_gb_s_duplex"),
+            _keys(r),
+        ]
+        for r in data.get("rows", [])
+        if isinstance(r, dict)
+    ]
     lines += _table(["gen", "GT/s", "encoding", "GB/s per lane", "x16 GB/s", "x16 duplex", "sources"], rows)
-    notes = [f"- Gen{r.get('gen')}: {r.get('note')}" for r in data.get("rows", []) if isinstance(r, dict)
-             and r.get("note")]
+    notes = [
+        f"- Gen{r.get('gen')}: {r.get('note')}" for r in data.get("rows", []) if isinstance(r, dict) and r.get("note")
+    ]
     if data.get("measured_note"):
         notes.append(f"- {data['measured_note']}")
     if notes:
@@ -306,8 +447,11 @@ def _xid_data() -> dict[str, Any]:
 def _xid() -> list[str]:
     data = _xid_data()
     lines = _header("NVIDIA Xid codes by meaning (one code: gpudoctor kb xid:CODE)", data)
-    rows = [[r.get("code"), r.get("severity"), r.get("category"), r.get("meaning"), r.get("nvidia_immediate"),
-             _keys(r)] for r in data.get("xids", []) if isinstance(r, dict)]
+    rows = [
+        [r.get("code"), r.get("severity"), r.get("category"), r.get("meaning"), r.get("nvidia_immediate"), _keys(r)]
+        for r in data.get("xids", [])
+        if isinstance(r, dict)
+    ]
     lines += _table(["Xid", "severity", "category", "meaning", "NVIDIA action", "sources"], rows)
     severities = data.get("severities") if isinstance(data.get("severities"), dict) else {}
     if severities:
@@ -339,8 +483,9 @@ def _xid_item(item: str) -> list[str]:
         lines.append("  commands (<index> = the GPU's index):")
         for line, why in zip(info.commands, info.command_reasons):
             lines.append(f"    {line}" + (f"    # {why}" if why else ""))
-    lines.append(f"  NVIDIA:    immediate {info.nvidia_immediate or '-'}, investigatory "
-                 f"{info.nvidia_investigatory or '-'}")
+    lines.append(
+        f"  NVIDIA:    immediate {info.nvidia_immediate or '-'}, investigatory {info.nvidia_investigatory or '-'}"
+    )
     if info.note:
         lines.append(f"  note:      {info.note}")
     return lines + _sources_block(_xid_data(), [{"sources": list(info.sources)}])
@@ -352,8 +497,16 @@ def _health() -> list[str]:
     data = loading._load(health_limits.HEALTH_FILE)
     lines = _header("GPU health limits (what the HEALTH checks judge against)", data)
     limits = [r for r in data.get("limits", []) if isinstance(r, dict)]
-    rows = [[r.get("name"), r.get("value"), r.get("unit"), r.get("rule"),
-             _keys(r) + (" (gpudoctor default)" if r.get("gpudoctor_default") else "")] for r in limits]
+    rows = [
+        [
+            r.get("name"),
+            r.get("value"),
+            r.get("unit"),
+            r.get("rule"),
+            _keys(r) + (" (gpudoctor default)" if r.get("gpudoctor_default") else ""),
+        ]
+        for r in limits
+    ]
     lines += _table(["limit", "value", "unit", "rule", "sources"], rows)
     notes = [f"- {r.get('name')}: {r.get('note')}" for r in limits if r.get("note")]
     notes += [f"- {r.get('name')} applies to {r.get('applies')}" for r in limits if r.get("applies")]
@@ -362,15 +515,18 @@ def _health() -> list[str]:
     persistence = data.get("persistence") if isinstance(data.get("persistence"), dict) else {}
     cited = list(limits)
     if persistence:
+
         def names(key: str) -> str:
             values = persistence.get(key)
             return ", ".join(str(v) for v in values) if isinstance(values, list) and values else "-"
 
-        lines += ["", f"Persistence mode [{_keys(persistence)}]: {persistence.get('rule')}",
-                  f"  data-center brands: {names('datacenter_brands')}",
-                  f"  other brands:       {names('other_brands')}",
-                  f"  brand unknown, data center by name: {names('datacenter_name_prefixes')}; "
-                  f"{names('datacenter_models')}"]
+        lines += [
+            "",
+            f"Persistence mode [{_keys(persistence)}]: {persistence.get('rule')}",
+            f"  data-center brands: {names('datacenter_brands')}",
+            f"  other brands:       {names('other_brands')}",
+            f"  brand unknown, data center by name: {names('datacenter_name_prefixes')}; {names('datacenter_models')}",
+        ]
         if persistence.get("note"):
             lines.append(f"  note: {persistence['note']}")
         cited.append(persistence)
@@ -388,15 +544,29 @@ def _docker() -> list[str]:
         by_os = r.get("flavors_by_os") if isinstance(r.get("flavors_by_os"), dict) else {}
         exceptions = "; ".join(f"{os}: {', '.join(fl)}" for os, fl in by_os.items() if isinstance(fl, list))
         mark = "published" if r.get("confidence") == "published" else "SECONDARY"
-        rows.append([r.get("cuda"), mark + (" (EOL)" if r.get("eol") else ""), ", ".join(r.get("flavors", [])),
-                     ", ".join(r.get("os", [])), exceptions or None, _keys(r)])
+        rows.append(
+            [
+                r.get("cuda"),
+                mark + (" (EOL)" if r.get("eol") else ""),
+                ", ".join(r.get("flavors", [])),
+                ", ".join(r.get("os", [])),
+                exceptions or None,
+                _keys(r),
+            ]
+        )
     lines += _table(["CUDA", "confidence", "flavors", "OS", "only these flavors on", "sources"], rows)
-    lines += ["", "published = named by NVIDIA's supported-tags list or Docker Hub (gpudoctor only emits these); "
-              "SECONDARY = seen only in public files, never emitted."]
+    lines += [
+        "",
+        "published = named by NVIDIA's supported-tags list or Docker Hub (gpudoctor only emits these); "
+        "SECONDARY = seen only in public files, never emitted.",
+    ]
     notes = [f"- {r.get('cuda')}: {r.get('note')}" for r in rows_data if r.get("note")]
-    seen = [f"- {r.get('cuda')} also seen (secondary, [{_keys(r['also_seen'])}]): "
-            f"{', '.join(r['also_seen'].get('tags', []))}"
-            for r in rows_data if isinstance(r.get("also_seen"), dict) and r["also_seen"].get("tags")]
+    seen = [
+        f"- {r.get('cuda')} also seen (secondary, [{_keys(r['also_seen'])}]): "
+        f"{', '.join(r['also_seen'].get('tags', []))}"
+        for r in rows_data
+        if isinstance(r.get("also_seen"), dict) and r["also_seen"].get("tags")
+    ]
     if notes or seen:
         lines += ["", "Notes:"] + notes + seen
     if isinstance(data.get("eol_policy"), list):
@@ -409,8 +579,17 @@ def _docker() -> list[str]:
 
 
 _RENDERERS: dict[str, Callable[[], list[str]]] = {
-    "driver": _driver, "torch": _torch, "tensorflow": _tensorflow, "cudnn": _cudnn, "gpus": _gpus,
-    "jax": _jax, "cupy": _cupy, "specs": _specs, "pcie": _pcie, "xid": _xid, "health": _health,
+    "driver": _driver,
+    "torch": _torch,
+    "tensorflow": _tensorflow,
+    "cudnn": _cudnn,
+    "gpus": _gpus,
+    "jax": _jax,
+    "cupy": _cupy,
+    "specs": _specs,
+    "pcie": _pcie,
+    "xid": _xid,
+    "health": _health,
     "docker": _docker,
 }
 

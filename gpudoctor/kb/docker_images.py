@@ -79,8 +79,16 @@ def _image_from_tag(short: str, confidence: str, sources: tuple[str, ...], eol: 
     if not match:
         return None
     cuda, token, flavor, os = match.groups()
-    return CudaImage(cuda=cuda, os=os, flavor=flavor, cudnn=token is not None, tag=f"{REPOSITORY}:{short}",
-                     confidence=confidence, sources=sources, eol=eol)
+    return CudaImage(
+        cuda=cuda,
+        os=os,
+        flavor=flavor,
+        cudnn=token is not None,
+        tag=f"{REPOSITORY}:{short}",
+        confidence=confidence,
+        sources=sources,
+        eol=eol,
+    )
 
 
 @functools.lru_cache(maxsize=None)
@@ -139,7 +147,7 @@ def is_published(tag: object) -> bool:
     text = tag.strip()
     for prefix in _PREFIXES:
         if text.startswith(prefix):
-            text = text[len(prefix):]
+            text = text[len(prefix) :]
             break
     return f"{REPOSITORY}:{text}" in _published_tags()
 
@@ -255,27 +263,36 @@ def _why(image: CudaImage, driver: str | None, tier: int, status: str, asked: st
     limit = max_cuda_for_driver(driver) if driver else None
     what = f"CUDA {asked}.x build" if asked else ("newest CUDA this driver runs" if driver else "newest CUDA")
     if driver is None:
-        lead = (f"no driver given: {image.cuda} is the newest published release for the {what}; "
-                f"the host needs a driver >= {min_driver_for_cuda(image.cuda) or '?'}")
+        lead = (
+            f"no driver given: {image.cuda} is the newest published release for the {what}; "
+            f"the host needs a driver >= {min_driver_for_cuda(image.cuda) or '?'}"
+        )
     elif tier == 0 and status == "native":
-        lead = (f"driver {driver} runs CUDA <= {limit} natively; {image.cuda} is the newest published release "
-                f"for the {what}")
+        lead = (
+            f"driver {driver} runs CUDA <= {limit} natively; {image.cuda} is the newest published release "
+            f"for the {what}"
+        )
     elif tier == 0:
-        lead = (f"driver {driver} runs CUDA {limit}; {image.cuda} asks for {min_driver_for_cuda(image.cuda) or '?'} "
-                f"for full support and runs on this driver through minor-version compatibility")
+        lead = (
+            f"driver {driver} runs CUDA {limit}; {image.cuda} asks for {min_driver_for_cuda(image.cuda) or '?'} "
+            f"for full support and runs on this driver through minor-version compatibility"
+        )
     else:
-        lead = (f"driver {driver} runs CUDA <= {limit} natively; CUDA {image.cuda} runs only through minor-version "
-                f"compatibility: fine for running prebuilt programs (runtime), but PTX built for it cannot be "
-                f"JIT-compiled and the image's NVIDIA_REQUIRE_CUDA check refuses to start on GPUs without a brand "
-                f"exception unless NVIDIA_DISABLE_REQUIRE=1; upgrade the driver to >= "
-                f"{min_driver_for_cuda(image.cuda) or '?'} for full support")
+        lead = (
+            f"driver {driver} runs CUDA <= {limit} natively; CUDA {image.cuda} runs only through minor-version "
+            f"compatibility: fine for running prebuilt programs (runtime), but PTX built for it cannot be "
+            f"JIT-compiled and the image's NVIDIA_REQUIRE_CUDA check refuses to start on GPUs without a brand "
+            f"exception unless NVIDIA_DISABLE_REQUIRE=1; upgrade the driver to >= "
+            f"{min_driver_for_cuda(image.cuda) or '?'} for full support"
+        )
     where = f"{image.os} as asked" if os_asked else f"{image.os} (newest Ubuntu with this image)"
     tail = "; CUDA 11 images are past NVIDIA's end of life and due to be deleted" if image.eol else ""
     return f"{lead}; {where}{tail}"
 
 
-def choose_cuda_image(*, driver_version: str | None, cuda: str | None, flavor: str = "runtime",
-                      cudnn: bool = False, os: str | None = None) -> CudaImage:
+def choose_cuda_image(
+    *, driver_version: str | None, cuda: str | None, flavor: str = "runtime", cudnn: bool = False, os: str | None = None
+) -> CudaImage:
     """The published nvidia/cuda image for a driver and the CUDA a framework build needs.
 
     ``cuda``: "12.8" (any 12.8.x: the newest published update), "12.8.1" (that one) or None (the
@@ -312,27 +329,41 @@ def choose_cuda_image(*, driver_version: str | None, cuda: str | None, flavor: s
     asked = None if wanted is None else f"{wanted[0]}.{wanted[1]}" + (f".{wanted[2]}" if wanted[2] is not None else "")
     same_cuda = [image for image in kind if _matches(image, wanted)]
     if wanted is not None and not same_cuda:
-        raise _refuse(f"no published {REPOSITORY} {label} image for CUDA {asked}",
-                      _nearest(kind, driver, os_token, wanted))
+        raise _refuse(
+            f"no published {REPOSITORY} {label} image for CUDA {asked}", _nearest(kind, driver, os_token, wanted)
+        )
     candidates = _pick_os(same_cuda, os_token)
     if not candidates:
         here = _os_for(published_images(), wanted, kind=(name, with_cudnn))
         what = f"CUDA {asked}" if asked else "any CUDA"
-        raise _refuse(f"no published {REPOSITORY} {label} image for {what} on {os_token or 'Ubuntu'}",
-                      ", ".join(here) or _nearest(kind, driver, None, wanted))
+        raise _refuse(
+            f"no published {REPOSITORY} {label} image for {what} on {os_token or 'Ubuntu'}",
+            ", ".join(here) or _nearest(kind, driver, None, wanted),
+        )
     best = _best(candidates, driver)
     if best is None:
         newest = candidates[0]
         needs = min_driver_for_cuda(newest.cuda) or "?"
         nearest = _nearest(kind, driver, os_token, None)
         upgrade = f"or upgrade the driver to >= {needs}"
-        raise _refuse(f"driver {driver} is too old for CUDA {asked or newest.cuda} ({newest.tag})",
-                      f"{nearest} {upgrade}" if nearest else upgrade)
+        raise _refuse(
+            f"driver {driver} is too old for CUDA {asked or newest.cuda} ({newest.tag})",
+            f"{nearest} {upgrade}" if nearest else upgrade,
+        )
     image, tier, status = best
     compat = None if driver is None else ("native" if status == "native" else "minor_version_compat")
-    return CudaImage(cuda=image.cuda, os=image.os, flavor=image.flavor, cudnn=image.cudnn, tag=image.tag,
-                     confidence=image.confidence, sources=image.sources, eol=image.eol,
-                     why=_why(image, driver, tier, status, asked, os_token is not None), compat=compat)
+    return CudaImage(
+        cuda=image.cuda,
+        os=image.os,
+        flavor=image.flavor,
+        cudnn=image.cudnn,
+        tag=image.tag,
+        confidence=image.confidence,
+        sources=image.sources,
+        eol=image.eol,
+        why=_why(image, driver, tier, status, asked, os_token is not None),
+        compat=compat,
+    )
 
 
 def _matches(image: CudaImage, wanted: tuple[int, int, int | None] | None) -> bool:
@@ -342,19 +373,24 @@ def _matches(image: CudaImage, wanted: tuple[int, int, int | None] | None) -> bo
     return key[:2] == wanted[:2] and (wanted[2] is None or key[2] == wanted[2])
 
 
-def _os_for(images: list[CudaImage], wanted: tuple[int, int, int | None] | None,
-            kind: tuple[str, bool] | None = None) -> list[str]:
+def _os_for(
+    images: list[CudaImage], wanted: tuple[int, int, int | None] | None, kind: tuple[str, bool] | None = None
+) -> list[str]:
     """The OS tokens of the images for that CUDA (all CUDA when None), default Ubuntu first."""
-    found = {image.os for image in images if _matches(image, wanted)
-             and (kind is None or (image.flavor, image.cudnn) == kind)}
+    found = {
+        image.os
+        for image in images
+        if _matches(image, wanted) and (kind is None or (image.flavor, image.cudnn) == kind)
+    }
     return sorted(found, key=lambda os: (_os_rank(os), os))
 
 
-def _nearest(kind: list[CudaImage], driver: str | None, os: str | None,
-             wanted: tuple[int, int, int | None] | None) -> str | None:
+def _nearest(
+    kind: list[CudaImage], driver: str | None, os: str | None, wanted: tuple[int, int, int | None] | None
+) -> str | None:
     """The nearest published image of the same flavor the driver runs: on the asked OS first, then
     on the default OS; with ``wanted``, the newest release not newer than it, else the oldest newer one."""
-    for where in ([os, None] if os is not None else [None]):
+    for where in [os, None] if os is not None else [None]:
         pool = _pick_os(kind, where)
         runnable = [image for image in pool if _runs(driver, image)[0] < 2]
         if not runnable:

@@ -212,22 +212,21 @@ def driver_runs_cuda(driver_version: str, cuda: str, platform: str = "linux") ->
     if floor is not None:
         sources += tuple(s for s in _mvc_rows()[major].get("sources", ()) if s not in sources)
     where = "Windows" if column == "windows_min" else "Linux"
-    common = dict(
-        driver=driver_text,
-        cuda=cuda_text,
-        platform=platform_name,
-        needs_driver=full_text,
-        mvc_floor=floor_text,
-        driver_max_cuda=max_cuda,
-        sources=sources,
-    )
+    common = {
+        "driver": driver_text,
+        "cuda": cuda_text,
+        "platform": platform_name,
+        "needs_driver": full_text,
+        "mvc_floor": floor_text,
+        "driver_max_cuda": max_cuda,
+        "sources": sources,
+    }
 
     if full_min is not None and driver >= full_min:
         return DriverCudaVerdict(
             "native",
             message=(
-                f"Driver {driver_text} fully supports CUDA {cuda_text} "
-                f"(it needs at least {full_text} on {where})."
+                f"Driver {driver_text} fully supports CUDA {cuda_text} (it needs at least {full_text} on {where})."
             ),
             **common,
         )

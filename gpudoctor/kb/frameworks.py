@@ -31,10 +31,28 @@ from gpudoctor.kb.torch_wheels import (
 from gpudoctor.kb.versions import parse_driver_version
 
 __all__ = [
-    "ArchCoverage", "CudnnMajor", "TfChoice", "TfRelease", "TorchRelease", "TorchVariant", "WheelChoice",
-    "arch_list_covers", "choose_tensorflow", "choose_torch_wheel", "cudnn_major", "cudnn_min_compute_capability",
-    "cupy_package_for_cuda", "jax_cuda_extra", "jax_install_requirement", "parse_arch_list", "tf_release",
-    "tf_releases", "torch_release", "torch_releases", "torch_variant", "wheel_driver_floor",
+    "ArchCoverage",
+    "CudnnMajor",
+    "TfChoice",
+    "TfRelease",
+    "TorchRelease",
+    "TorchVariant",
+    "WheelChoice",
+    "arch_list_covers",
+    "choose_tensorflow",
+    "choose_torch_wheel",
+    "cudnn_major",
+    "cudnn_min_compute_capability",
+    "cupy_package_for_cuda",
+    "jax_cuda_extra",
+    "jax_install_requirement",
+    "parse_arch_list",
+    "tf_release",
+    "tf_releases",
+    "torch_release",
+    "torch_releases",
+    "torch_variant",
+    "wheel_driver_floor",
 ]
 
 # --------------------------------------------------------------------------- cuDNN
@@ -78,7 +96,7 @@ def _cudnn_rows() -> dict[int, CudnnMajor]:
         )
 
         def text(key: str) -> str | None:
-            value = raw.get(key)
+            value = raw.get(key)  # noqa: B023 - called at once, inside the loop
             return value if isinstance(value, str) else None
 
         rows[raw["major"]] = CudnnMajor(
@@ -147,7 +165,7 @@ def jax_extras() -> tuple[JaxExtra, ...]:
     """JAX's CUDA extras, newest CUDA first."""
     jax = _packages_data().get("jax")
     extras = []
-    for raw in (jax.get("extras", []) if isinstance(jax, dict) else []):
+    for raw in jax.get("extras", []) if isinstance(jax, dict) else []:
         if not isinstance(raw, dict) or not isinstance(raw.get("extra"), str):
             continue
         major = raw.get("cuda_major")
@@ -161,7 +179,8 @@ def jax_extras() -> tuple[JaxExtra, ...]:
                 linux_driver_min=raw.get("linux_driver_min") if isinstance(raw.get("linux_driver_min"), str) else None,
                 driver_branch_min=int(branch) if isinstance(branch, str) and branch.isdigit() else None,
                 min_compute_capability=raw.get("min_compute_capability")
-                if isinstance(raw.get("min_compute_capability"), str) else None,
+                if isinstance(raw.get("min_compute_capability"), str)
+                else None,
                 plugin_packages=tuple(x for x in raw.get("plugin_packages", []) if isinstance(x, str)),
                 sources=tuple(x for x in raw.get("sources", []) if isinstance(x, str)),
             )
@@ -183,8 +202,9 @@ def _jax_driver_ok(extra: JaxExtra, driver: tuple[int, int, int], os_name: str) 
     return branch is not None and driver[0] >= branch
 
 
-def jax_cuda_extra(driver_version: str | None, os: str = "linux", *,
-                   compute_capabilities: Sequence[str] = ()) -> str | None:
+def jax_cuda_extra(
+    driver_version: str | None, os: str = "linux", *, compute_capabilities: Sequence[str] = ()
+) -> str | None:
     """The ``jax[...]`` extra for this driver: ``"cuda13"`` from driver 580.65.06, ``"cuda12"`` from
     525.60.13, else None.  JAX's CUDA wheels are Linux-only (x86_64, aarch64); WSL2 is experimental
     and reads the Windows driver's number; native Windows and macOS -> None.  GPUs given in
@@ -194,8 +214,10 @@ def jax_cuda_extra(driver_version: str | None, os: str = "linux", *,
     driver = parse_driver_version(driver_version)
     if driver is None or os_name not in ("linux", "wsl"):
         return None
-    ccs = [parse_compute_capability(cc) for cc in (compute_capabilities if not isinstance(compute_capabilities, str)
-                                                  else [compute_capabilities])]
+    ccs = [
+        parse_compute_capability(cc)
+        for cc in (compute_capabilities if not isinstance(compute_capabilities, str) else [compute_capabilities])
+    ]
     ccs = [cc for cc in ccs if cc is not None]
     for extra in jax_extras():
         minimum = parse_compute_capability(extra.min_compute_capability)
@@ -206,8 +228,9 @@ def jax_cuda_extra(driver_version: str | None, os: str = "linux", *,
     return None
 
 
-def jax_install_requirement(driver_version: str | None, os: str = "linux", *,
-                            compute_capabilities: Sequence[str] = ()) -> str | None:
+def jax_install_requirement(
+    driver_version: str | None, os: str = "linux", *, compute_capabilities: Sequence[str] = ()
+) -> str | None:
     """``'jax[cuda13]'`` / ``'jax[cuda12]'`` for this driver, or None (see ``jax_cuda_extra``)."""
     extra = jax_cuda_extra(driver_version, os, compute_capabilities=compute_capabilities)
     return f"jax[{extra}]" if extra else None
@@ -220,7 +243,7 @@ def jax_install_requirement(driver_version: str | None, os: str = "linux", *,
 def _cupy_rows() -> dict[int, dict[str, Any]]:
     cupy = _packages_data().get("cupy")
     rows: dict[int, dict[str, Any]] = {}
-    for raw in (cupy.get("packages", []) if isinstance(cupy, dict) else []):
+    for raw in cupy.get("packages", []) if isinstance(cupy, dict) else []:
         if isinstance(raw, dict) and isinstance(raw.get("cuda_major"), int) and isinstance(raw.get("package"), str):
             rows[raw["cuda_major"]] = raw
     return rows

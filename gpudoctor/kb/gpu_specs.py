@@ -82,13 +82,24 @@ class GpuSpec:
 
     def to_dict(self) -> dict[str, Any]:
         return {
-            "name": self.name, "matched": self.matched, "architecture": self.architecture,
-            "compute_capability": self.compute_capability, "memory_gb": list(self.memory_gb),
-            "memory_type": self.memory_type, "memory_bandwidth_gbs": self.memory_bandwidth_gbs,
-            "fp32_tflops": self.fp32_tflops, "tf32_tflops": self.tf32_tflops, "fp16_tflops": self.fp16_tflops,
-            "bf16_tflops": self.bf16_tflops, "pcie_gen": self.pcie_gen, "pcie_width": self.pcie_width,
-            "nvlink_gbs_bidirectional": self.nvlink_gbs_bidirectional, "devices_per_board": self.devices_per_board,
-            "note": self.note, "sources": list(self.sources), "secondary_only": self.secondary_only,
+            "name": self.name,
+            "matched": self.matched,
+            "architecture": self.architecture,
+            "compute_capability": self.compute_capability,
+            "memory_gb": list(self.memory_gb),
+            "memory_type": self.memory_type,
+            "memory_bandwidth_gbs": self.memory_bandwidth_gbs,
+            "fp32_tflops": self.fp32_tflops,
+            "tf32_tflops": self.tf32_tflops,
+            "fp16_tflops": self.fp16_tflops,
+            "bf16_tflops": self.bf16_tflops,
+            "pcie_gen": self.pcie_gen,
+            "pcie_width": self.pcie_width,
+            "nvlink_gbs_bidirectional": self.nvlink_gbs_bidirectional,
+            "devices_per_board": self.devices_per_board,
+            "note": self.note,
+            "sources": list(self.sources),
+            "secondary_only": self.secondary_only,
         }
 
 
@@ -114,8 +125,10 @@ def _spec_from_row(row: dict[str, Any], matched: str, secondary: frozenset[str])
     memory = tuple(float(v) / devices for v in row.get("memory_gb") or () if _number(v) is not None)
     note = row.get("note") if isinstance(row.get("note"), str) else None
     if devices > 1:
-        note = (f"Per device: the board has {devices} devices and the figures here are the board's divided by "
-                f"{devices}. " + (note or "")).strip()
+        note = (
+            f"Per device: the board has {devices} devices and the figures here are the board's divided by "
+            f"{devices}. " + (note or "")
+        ).strip()
     return GpuSpec(
         name=str(row.get("gpu")),
         matched=matched,
@@ -235,8 +248,11 @@ def _width_number(width: object) -> int | None:
 
 @functools.lru_cache(maxsize=None)
 def _pcie_rows() -> dict[int, dict[str, Any]]:
-    return {row["gen"]: row for row in _pcie_data().get("rows", [])
-            if isinstance(row, dict) and isinstance(row.get("gen"), int)}
+    return {
+        row["gen"]: row
+        for row in _pcie_data().get("rows", [])
+        if isinstance(row, dict) and isinstance(row.get("gen"), int)
+    }
 
 
 def pcie_rate_gbps(gen: object, width: object) -> float | None:
@@ -257,8 +273,9 @@ def pcie_gen_for_speed(speed: object) -> int | None:
     """The PCIe generation of a link speed: "2.5 GT/s PCIe" (sysfs), "16GT/s" (lspci), 8.0 -> 1, 4, 3."""
     value: float | None
     if isinstance(speed, str):
-        match = re.search(r"(\d+(?:\.\d+)?)\s*GT/s", speed, re.IGNORECASE) or re.fullmatch(r"\s*(\d+(?:\.\d+)?)\s*",
-                                                                                           speed)
+        match = re.search(r"(\d+(?:\.\d+)?)\s*GT/s", speed, re.IGNORECASE) or re.fullmatch(
+            r"\s*(\d+(?:\.\d+)?)\s*", speed
+        )
         value = float(match.group(1)) if match else None
     else:
         value = _number(speed)
@@ -293,8 +310,11 @@ def _nvlink_rows() -> tuple[dict[str, Any], ...]:
 
 def max_nvlinks_per_gpu() -> int | None:
     """The most NVLinks any GPU generation has (18 for Hopper and Blackwell): more on one GPU means a switch."""
-    counts = [row["links_per_gpu"] for row in _nvlink_rows()
-              if isinstance(row.get("links_per_gpu"), int) and not isinstance(row.get("links_per_gpu"), bool)]
+    counts = [
+        row["links_per_gpu"]
+        for row in _nvlink_rows()
+        if isinstance(row.get("links_per_gpu"), int) and not isinstance(row.get("links_per_gpu"), bool)
+    ]
     return max(counts) if counts else None
 
 
@@ -311,5 +331,5 @@ def expected_nvlinks(spec: object) -> int | None:
     for row in _nvlink_rows():
         if row.get("architecture") == spec.architecture and _number(row.get("link_gbs_duplex")):
             links = spec.nvlink_gbs_bidirectional / row["link_gbs_duplex"]
-            return int(round(links)) if abs(links - round(links)) < 0.01 else None
+            return round(links) if abs(links - round(links)) < 0.01 else None
     return None

@@ -52,13 +52,23 @@ def _limits() -> dict[str, HealthLimit]:
         if not isinstance(value, (int, float, bool)) and value is not None:
             continue
         sources = row.get("sources") if isinstance(row.get("sources"), list) else []
+
         def text(key: str, row: dict[str, Any] = row) -> str | None:
             return row.get(key) if isinstance(row.get(key), str) else None
 
-        found.setdefault(row["name"], HealthLimit(
-            name=row["name"], value=value, unit=text("unit"), rule=text("rule") or "", applies=text("applies"),
-            note=text("note"), gpudoctor_default=row.get("gpudoctor_default") is True,
-            sources=tuple(str(s) for s in sources)))
+        found.setdefault(
+            row["name"],
+            HealthLimit(
+                name=row["name"],
+                value=value,
+                unit=text("unit"),
+                rule=text("rule") or "",
+                applies=text("applies"),
+                note=text("note"),
+                gpudoctor_default=row.get("gpudoctor_default") is True,
+                sources=tuple(str(s) for s in sources),
+            ),
+        )
     return found
 
 
@@ -121,8 +131,6 @@ def temperature_margin_c() -> int:
     return int(_number("temperature_margin_c"))
 
 
-
-
 def _count(value: object) -> int | None:
     if isinstance(value, bool) or not isinstance(value, int) or value < 0:
         return None
@@ -147,6 +155,7 @@ def near_slowdown(temperature_c: object, slowdown_c: object, margin_c: object = 
 
     None when either temperature is unknown or not a plausible reading.
     """
+
     def celsius(value: object) -> float | None:
         if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
             return None
@@ -198,5 +207,3 @@ def is_datacenter_brand(brand: object, name: object = None) -> bool | None:
     if {_fold(model) for model in _strings("datacenter_models")} & set(tokens):
         return True
     return None
-
-

@@ -102,8 +102,11 @@ def _count_rows(data: dict[str, Any], stem: str) -> dict[str, int]:
     if stem == "python_gpu_packages":
         jax = data.get("jax") if isinstance(data.get("jax"), dict) else {}
         cupy = data.get("cupy") if isinstance(data.get("cupy"), dict) else {}
-        return {"jax_extras": size(jax.get("extras")), "jax_releases": size(jax.get("releases")),
-                "cupy_packages": size(cupy.get("packages"))}
+        return {
+            "jax_extras": size(jax.get("extras")),
+            "jax_releases": size(jax.get("releases")),
+            "cupy_packages": size(cupy.get("packages")),
+        }
     if stem == "gpu_specs":
         return {"gpus": size(data.get("gpus")), "nvlink_generations": size(data.get("nvlink_generations"))}
     if stem in ("pcie", "nvlink"):

@@ -133,13 +133,17 @@ def _driver_ok(release: TfRelease, driver: str | None, os_name: str) -> bool | N
     return driver_meets_wheel_floor(driver, release.cuda, os_name)
 
 
-def _fits(release: TfRelease, python: str | None, driver: str | None, os_name: str,
-          ignore_python: bool = False, ignore_driver: bool = False) -> bool:
+def _fits(
+    release: TfRelease,
+    python: str | None,
+    driver: str | None,
+    os_name: str,
+    ignore_python: bool = False,
+    ignore_driver: bool = False,
+) -> bool:
     if not ignore_python and python and release.supports_python(python) is False:
         return False
-    if not ignore_driver and _driver_ok(release, driver, os_name) is False:
-        return False
-    return True
+    return not (not ignore_driver and _driver_ok(release, driver, os_name) is False)
 
 
 def choose_tensorflow(
@@ -156,8 +160,10 @@ def choose_tensorflow(
     if os_name == "windows":
         return TfChoice(
             "no_wheel",
-            reasons=(WINDOWS_REASON, "TensorFlow 2.10 was the last release with native-Windows GPU support "
-                     "(CUDA 11.2 / cuDNN 8.1)"),
+            reasons=(
+                WINDOWS_REASON,
+                "TensorFlow 2.10 was the last release with native-Windows GPU support (CUDA 11.2 / cuDNN 8.1)",
+            ),
         )
     if os_name == "macos":
         return TfChoice("no_wheel", reasons=("TensorFlow has no CUDA GPU build for macOS",))
@@ -185,8 +191,11 @@ def choose_tensorflow(
                 + ". Use a Python in that range for the newer release."
             )
     upgrade = None
-    limited = driver is not None and free_driver is not None and free_driver is not chosen and (
-        chosen is None or _newer(free_driver, chosen)
+    limited = (
+        driver is not None
+        and free_driver is not None
+        and free_driver is not chosen
+        and (chosen is None or _newer(free_driver, chosen))
     )
     if limited and free_driver is not None:
         upgrade = _driver_target(free_driver, os_name)
@@ -194,26 +203,38 @@ def choose_tensorflow(
     if chosen is None:
         reasons = []
         if limited and free_driver is not None:
-            floor = wheel_driver_floor(free_driver.cuda, os_name) if os_name != "linux" else (
-                free_driver.linux_driver_mvc_floor)
+            floor = (
+                wheel_driver_floor(free_driver.cuda, os_name)
+                if os_name != "linux"
+                else (free_driver.linux_driver_mvc_floor)
+            )
             reasons.append(
                 f"driver {driver} is too old for every TensorFlow GPU build: TensorFlow {free_driver.major_minor} "
                 f"(CUDA {free_driver.cuda}) needs at least {floor or upgrade}"
             )
         if python_note:
             reasons.append(f"Python {python} is outside the range of every TensorFlow release that fits")
-        return TfChoice("no_wheel", reasons=tuple(reasons or ["no TensorFlow GPU build known here fits"]),
-                        python_note=python_note, upgrade_driver_to=upgrade)
+        return TfChoice(
+            "no_wheel",
+            reasons=tuple(reasons or ["no TensorFlow GPU build known here fits"]),
+            python_note=python_note,
+            upgrade_driver_to=upgrade,
+        )
 
     kept = own is not None and chosen is own
-    lead = (f"keeps TensorFlow {chosen.major_minor}" if kept
-            else f"TensorFlow {chosen.version} is the newest release that fits")
+    lead = (
+        f"keeps TensorFlow {chosen.major_minor}"
+        if kept
+        else f"TensorFlow {chosen.version} is the newest release that fits"
+    )
     reasons = [lead + f" (tested with CUDA {chosen.cuda}, cuDNN {chosen.cudnn})"]
     if chosen.and_cuda:
         reasons.append("the [and-cuda] extra installs CUDA and cuDNN as pip wheels: only the driver is needed")
     else:
-        reasons.append(f"no [and-cuda] extra for this release: CUDA {chosen.cuda} and cuDNN {chosen.cudnn} "
-                       "must be installed on the system")
+        reasons.append(
+            f"no [and-cuda] extra for this release: CUDA {chosen.cuda} and cuDNN {chosen.cudnn} "
+            "must be installed on the system"
+        )
     reasons.append(_driver_clause(chosen, driver, os_name))
     if python:
         reasons.append(f"Python {python} is supported ({chosen.python_min}-{chosen.python_max})")
@@ -223,8 +244,14 @@ def choose_tensorflow(
         reasons.append(f"TensorFlow {own.major_minor} (yours) does not fit this machine")
     if limited and free_driver is not None:
         reasons.append(f"the newer TensorFlow {free_driver.major_minor} needs driver {upgrade}")
-    return TfChoice("ok", version=chosen.version, requirement=chosen.requirement, reasons=tuple(reasons),
-                    python_note=python_note, upgrade_driver_to=upgrade)
+    return TfChoice(
+        "ok",
+        version=chosen.version,
+        requirement=chosen.requirement,
+        reasons=tuple(reasons),
+        python_note=python_note,
+        upgrade_driver_to=upgrade,
+    )
 
 
 def _newer(a: TfRelease, b: TfRelease) -> bool:

@@ -122,9 +122,7 @@ class _Verdict:
         covers = self.covers_all
         if covers is False or (covers is None and (strict or not self.plausible)):
             return False
-        if self.windows_ok is False or (self.windows_ok is None and strict and self.on_windows):
-            return False
-        return True
+        return not (self.windows_ok is False or (self.windows_ok is None and strict and self.on_windows))
 
 
 @dataclass(frozen=True)
@@ -219,8 +217,7 @@ def _driver_clause(verdict: _Verdict, ctx: _Context) -> str:
         return f"driver {ctx.driver} runs CUDA {major}.x wheels through minor-version compatibility (>= {floor}){full}"
     branch = driver_branch_floor(major) if major is not None else None
     return (
-        f"driver {ctx.driver} is on branch R{branch} or newer, which CUDA {major}.x needs "
-        "(exact minimum not confirmed)"
+        f"driver {ctx.driver} is on branch R{branch} or newer, which CUDA {major}.x needs (exact minimum not confirmed)"
     )
 
 
@@ -233,8 +230,14 @@ def _python_clause(verdict: _Verdict, ctx: _Context) -> str:
     return f"Python {ctx.python} is supported (torch {release.torch}: {release.python_min}-{release.python_max})"
 
 
-def _ok(choice: _Verdict, ctx: _Context, kept: bool, python_note: str | None, upgrade: str | None,
-        limited_by: _Verdict | None) -> WheelChoice:
+def _ok(
+    choice: _Verdict,
+    ctx: _Context,
+    kept: bool,
+    python_note: str | None,
+    upgrade: str | None,
+    limited_by: _Verdict | None,
+) -> WheelChoice:
     release, variant = choice.release, choice.variant
     lead = (
         f"keeps torch {release.torch}: its {variant.variant} wheel (CUDA {variant.cuda}) fits"
@@ -370,8 +373,12 @@ def choose_torch_wheel(
     os_name = normalize_os(os)
     arch = normalize_machine(machine)
     if os_name == "macos":
-        return _no_wheel(["PyTorch has no CUDA build for macOS (NVIDIA CUDA is not supported there); "
-                          "`pip install torch` gives the CPU/MPS build"])
+        return _no_wheel(
+            [
+                "PyTorch has no CUDA build for macOS (NVIDIA CUDA is not supported there); "
+                "`pip install torch` gives the CPU/MPS build"
+            ]
+        )
     if os_name is None:
         return _no_wheel([f"unknown operating system {str(os)[:40]!r}: expected linux, windows, wsl or macos"])
     if arch is None or (os_name == "windows" and arch != "x86_64"):
@@ -406,7 +413,8 @@ def choose_torch_wheel(
         limited = None
         upgrade = None
         if free_driver is not None and (free_driver.release.torch, free_driver.variant.variant) != (
-            chosen.release.torch, chosen.variant.variant
+            chosen.release.torch,
+            chosen.variant.variant,
         ):
             limited = free_driver
             upgrade = _driver_need(free_driver.variant, ctx) if _driver_platform(ctx.os) else None

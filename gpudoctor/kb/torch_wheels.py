@@ -184,7 +184,7 @@ def torch_releases() -> tuple[TorchRelease, ...]:
         variants = tuple(v for v in (_variant(torch, r) for r in raw.get("variants", []) if isinstance(r, dict)) if v)
 
         def text(key: str) -> str | None:
-            value = raw.get(key)
+            value = raw.get(key)  # noqa: B023 - called at once, inside the loop
             return value if isinstance(value, str) else None
 
         releases.append(

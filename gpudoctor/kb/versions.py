@@ -48,6 +48,6 @@ def _platform_column(platform: object) -> str | None:
     name = platform.strip().lower()
     if name.startswith("linux"):
         return "linux_min"
-    if name.startswith("win") or name.startswith("wsl"):
+    if name.startswith(("win", "wsl")):
         return "windows_min"
     return None

@@ -231,8 +231,15 @@ def distribution_info(candidates, conda_names=(), family=None):
         conda = None
     if chosen is None and conda is None:
         return None
-    info = {"name": None, "version": None, "installer": None, "direct_url": None, "conda_channel": None,
-            "conda_build": None, "also_installed": {}}
+    info = {
+        "name": None,
+        "version": None,
+        "installer": None,
+        "direct_url": None,
+        "conda_channel": None,
+        "conda_build": None,
+        "also_installed": {},
+    }
     if chosen is not None:
         version, path = dists[chosen]
         name, info["version"] = _dist_name_version(path, chosen, version)
@@ -286,8 +293,12 @@ def loaded_libraries():
 
 # The distributions that can provide each framework's module: metadata without the module is a broken
 # install, which the framework's own probe describes.
-DISTRIBUTION_PREFIXES = {"torch": ("torch",), "tensorflow": ("tensorflow", "tf-nightly", "intel-tensorflow"),
-                         "jax": ("jax",), "cupy": ("cupy",)}
+DISTRIBUTION_PREFIXES = {
+    "torch": ("torch",),
+    "tensorflow": ("tensorflow", "tf-nightly", "intel-tensorflow"),
+    "jax": ("jax",),
+    "cupy": ("cupy",),
+}
 
 
 def absent_record(framework):
@@ -303,9 +314,17 @@ def absent_record(framework):
     prefixes = DISTRIBUTION_PREFIXES.get(framework, (framework,))
     if any(key.startswith(prefixes) for key, _, _ in installed_distributions()):
         return None
-    return {"probe": framework, "probe_version": PROBE_VERSION, "python": python_info(), "installed": False,
-            "distribution": None, "nvidia_packages": nvidia_packages(), "probe_errors": {}, "probe_error": None,
-            "probe_s": round(time.perf_counter() - started, 4)}
+    return {
+        "probe": framework,
+        "probe_version": PROBE_VERSION,
+        "python": python_info(),
+        "installed": False,
+        "distribution": None,
+        "nvidia_packages": nvidia_packages(),
+        "probe_errors": {},
+        "probe_error": None,
+        "probe_s": round(time.perf_counter() - started, 4),
+    }
 
 
 # --- capturing what the framework says -----------------------------------------------------------------
@@ -399,13 +418,13 @@ class Capture:
         path = os.environ.get(FD_CAPTURE_ENV)
         if path:
             try:
-                self._file = open(path, "w+b")
+                self._file = open(path, "w+b")  # noqa: SIM115 - the file outlives this block on purpose
                 self._path = path
             except OSError:
                 self._file = None  # an anonymous file still keeps stdout clean
         try:
             if self._file is None:
-                self._file = tempfile.TemporaryFile()
+                self._file = tempfile.TemporaryFile()  # noqa: SIM115 - the file outlives this block on purpose
             saved = (os.dup(1), os.dup(2))
             self._saved_fds = saved
             try:
@@ -519,7 +538,7 @@ def bounded(lines):
 
 
 def error_text(exc):
-    """"Type: message", the way a person would quote the error."""
+    """ "Type: message", the way a person would quote the error."""
     try:
         message = str(exc)
     except Exception:  # noqa: BLE001
@@ -547,7 +566,7 @@ def guarded(errors, key, call, default=None):
     """Call one framework function; on any failure keep ``error_text`` under ``errors[key]``."""
     try:
         return call()
-    except BaseException as exc:  # noqa: BLE001 - SystemExit from a framework is evidence too
+    except BaseException as exc:
         if isinstance(exc, KeyboardInterrupt):
             raise
         errors[key] = error_text(exc)
@@ -576,8 +595,9 @@ class Probe:
         return ok
 
     def common_metadata(self):
-        self.doc["distribution"] = guarded(self.errors, "distribution",
-                                           lambda: distribution_info(self.candidates, self.conda_names, self.family))
+        self.doc["distribution"] = guarded(
+            self.errors, "distribution", lambda: distribution_info(self.candidates, self.conda_names, self.family)
+        )
         self.doc["nvidia_packages"] = guarded(self.errors, "nvidia_packages", nvidia_packages, {})
 
     def import_framework(self):
@@ -589,7 +609,7 @@ class Probe:
         started = time.perf_counter()
         try:
             module = importlib.import_module(self.module)
-        except BaseException as exc:  # noqa: BLE001 - SystemExit at import time is evidence too
+        except BaseException as exc:
             if isinstance(exc, KeyboardInterrupt):
                 raise
             self.doc["import_s"] = round(time.perf_counter() - started, 4)
@@ -619,14 +639,21 @@ def emit(doc):
     try:
         text = json.dumps(doc, default=_json_default, sort_keys=False)
     except Exception as exc:  # noqa: BLE001 - NaN, cycles: say so rather than print nothing
-        text = json.dumps({"probe": doc.get("probe"), "probe_version": PROBE_VERSION, "python": doc.get("python"),
-                           "installed": doc.get("installed"), "probe_error": "could not encode JSON: %s"
-                           % error_text(exc)}, default=str)
+        text = json.dumps(
+            {
+                "probe": doc.get("probe"),
+                "probe_version": PROBE_VERSION,
+                "python": doc.get("python"),
+                "installed": doc.get("installed"),
+                "probe_error": "could not encode JSON: %s" % error_text(exc),
+            },
+            default=str,
+        )
     try:
         # Straight to fd 1: a framework may have replaced or closed sys.stdout.
         data = (text + "\n").encode("utf-8")
         while data:
-            data = data[os.write(1, data):]
+            data = data[os.write(1, data) :]
     finally:
         # Frameworks' exit handlers (and C++ destructors) may crash or print at shutdown: skip them.
         os._exit(0)

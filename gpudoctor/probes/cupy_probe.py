@@ -27,9 +27,12 @@ def _device(runtime, index, errors):
     if isinstance(name, bytes):
         name = name.decode("utf-8", "replace")
     major, minor = props.get("major"), props.get("minor")
-    return {"index": index, "name": name,
-            "capability": [major, minor] if major is not None and minor is not None else None,
-            "total_memory": props.get("totalGlobalMem")}
+    return {
+        "index": index,
+        "name": name,
+        "capability": [major, minor] if major is not None and minor is not None else None,
+        "total_memory": props.get("totalGlobalMem"),
+    }
 
 
 def body(cupy, probe):

@@ -52,8 +52,7 @@ def _recorded_backend_errors(platforms):
     recorded = getattr(xla_bridge, "_backend_errors", None)
     if not isinstance(recorded, dict):
         return []
-    return ["%s: %s" % (name, error) for name, error in recorded.items()
-            if name != "tpu" or "tpu" in platforms]
+    return ["%s: %s" % (name, error) for name, error in recorded.items() if name != "tpu" or "tpu" in platforms]
 
 
 def _gpu_expected(platforms, plugins):
@@ -61,8 +60,9 @@ def _gpu_expected(platforms, plugins):
         return True
     if any(key.startswith(("jax-cuda", "jax-rocm")) for key in plugins):
         return True
-    return any(os.path.exists(path) for path in ("/dev/nvidiactl", "/dev/nvidia0", "/proc/driver/nvidia/version",
-                                                 "/dev/kfd"))
+    return any(
+        os.path.exists(path) for path in ("/dev/nvidiactl", "/dev/nvidia0", "/proc/driver/nvidia/version", "/dev/kfd")
+    )
 
 
 def body(jax, probe):
@@ -78,8 +78,14 @@ def body(jax, probe):
         doc["default_backend"] = None
         backend_errors.append(common.error_text(exc))
     devices = common.guarded(errors, "devices", lambda: jax.devices(), [])
-    doc["devices"] = [{"id": getattr(d, "id", None), "platform": getattr(d, "platform", None),
-                       "device_kind": getattr(d, "device_kind", None)} for d in devices or []]
+    doc["devices"] = [
+        {
+            "id": getattr(d, "id", None),
+            "platform": getattr(d, "platform", None),
+            "device_kind": getattr(d, "device_kind", None),
+        }
+        for d in devices or []
+    ]
     backend_errors.extend(_recorded_backend_errors(platforms))
     if doc["default_backend"] not in ("gpu", "cuda", "rocm") and _gpu_expected(platforms, doc["plugins"] or {}):
         wanted = "rocm" if ("rocm" in platforms or os.path.exists("/dev/kfd")) else "cuda"

@@ -23,7 +23,7 @@ def main(names):
             answers[name] = None
     data = (json.dumps(answers) + "\n").encode("utf-8")
     while data:
-        data = data[os.write(1, data):]
+        data = data[os.write(1, data) :]
     os._exit(0)
 
 

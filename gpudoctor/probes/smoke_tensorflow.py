@@ -57,15 +57,29 @@ FRAMEWORK = "tensorflow"
 MODES = {
     "quick": {
         "budget_s": 25.0,
-        "matmul_n": {"cpu": 2048, "gpu": 8192}, "matmul_repeats": 5, "matmul_sample_s": 0.03, "matmul_cap_s": 1.5,
-        "cnn_batch": 64, "cnn_warmup": 2, "cnn_steps": {"cpu": 8, "gpu": 20}, "cnn_cap_s": 3.0,
-        "copy_bytes": 64 << 20, "copy_repeats": 5,
+        "matmul_n": {"cpu": 2048, "gpu": 8192},
+        "matmul_repeats": 5,
+        "matmul_sample_s": 0.03,
+        "matmul_cap_s": 1.5,
+        "cnn_batch": 64,
+        "cnn_warmup": 2,
+        "cnn_steps": {"cpu": 8, "gpu": 20},
+        "cnn_cap_s": 3.0,
+        "copy_bytes": 64 << 20,
+        "copy_repeats": 5,
     },
     "full": {
         "budget_s": 180.0,
-        "matmul_n": {"cpu": 4096, "gpu": 16384}, "matmul_repeats": 20, "matmul_sample_s": 0.1, "matmul_cap_s": 10.0,
-        "cnn_batch": 128, "cnn_warmup": 3, "cnn_steps": {"cpu": 20, "gpu": 100}, "cnn_cap_s": 20.0,
-        "copy_bytes": 256 << 20, "copy_repeats": 10,
+        "matmul_n": {"cpu": 4096, "gpu": 16384},
+        "matmul_repeats": 20,
+        "matmul_sample_s": 0.1,
+        "matmul_cap_s": 10.0,
+        "cnn_batch": 128,
+        "cnn_warmup": 3,
+        "cnn_steps": {"cpu": 20, "gpu": 100},
+        "cnn_cap_s": 20.0,
+        "copy_bytes": 256 << 20,
+        "copy_repeats": 10,
     },
 }
 
@@ -80,14 +94,36 @@ ALLREDUCE_SKIPPED = "not measured with TensorFlow; use the torch smoke"
 DEVICE_CHOICES = ("all", "cpu", "cuda")
 
 # Every distribution that installs the ``tensorflow`` module (as in tensorflow_probe.py).
-DISTRIBUTIONS = ("tensorflow", "tensorflow-cpu", "tensorflow-gpu", "tf-nightly", "tf-nightly-cpu", "tf-nightly-gpu",
-                 "tensorflow-intel", "tensorflow-macos", "tensorflow-aarch64", "tensorflow-rocm", "intel-tensorflow")
+DISTRIBUTIONS = (
+    "tensorflow",
+    "tensorflow-cpu",
+    "tensorflow-gpu",
+    "tf-nightly",
+    "tf-nightly-cpu",
+    "tf-nightly-gpu",
+    "tensorflow-intel",
+    "tensorflow-macos",
+    "tensorflow-aarch64",
+    "tensorflow-rocm",
+    "intel-tensorflow",
+)
 
 MAX_ERROR_CHARS = 2000
 
 # What a workload cut short must not report half-measured.
-MEASURED_KEYS = ("repeats", "seconds", "tflops", "inner", "steps", "seconds_per_step", "steps_per_s", "loss_first",
-                 "loss_last", "loss_decreased", "gbps")
+MEASURED_KEYS = (
+    "repeats",
+    "seconds",
+    "tflops",
+    "inner",
+    "steps",
+    "seconds_per_step",
+    "steps_per_s",
+    "loss_first",
+    "loss_last",
+    "loss_decreased",
+    "gbps",
+)
 
 
 class Stopped(Exception):
@@ -297,7 +333,7 @@ def gpu_devices(tf, errors, wanted):
         return []
     for gpu in physical:
         # Before anything initialises the GPUs; afterwards TensorFlow refuses (RuntimeError).
-        common.guarded(errors, "memory_growth", lambda: tf.config.experimental.set_memory_growth(gpu, True))
+        common.guarded(errors, "memory_growth", lambda: tf.config.experimental.set_memory_growth(gpu, True))  # noqa: B023 - called at once, inside the loop
     kind = "cuda"
     if common.guarded(errors, "built_with_rocm", lambda: bool(tf.test.is_built_with_rocm()), False):
         kind = "rocm"
@@ -313,24 +349,29 @@ def gpu_devices(tf, errors, wanted):
 
             config = tf.compat.v1.ConfigProto()
             config.gpu_options.allow_growth = True
-            return {item.name.split("device:")[-1]: item
-                    for item in device_lib.list_local_devices(session_config=config)}
+            return {
+                item.name.split("device:")[-1]: item for item in device_lib.list_local_devices(session_config=config)
+            }
 
         local = common.guarded(errors, "device_lib", list_local, {}) or {}
     devices = []
     for index, gpu in enumerate(physical):
-        details = common.guarded(errors, "device_details", lambda: tf.config.experimental.get_device_details(gpu))
+        details = common.guarded(errors, "device_details", lambda: tf.config.experimental.get_device_details(gpu))  # noqa: B023 - called at once, inside the loop
         details = details if isinstance(details, dict) else {}
         capability = details.get("compute_capability")
         item = local.get("GPU:%d" % index)
         desc = getattr(item, "physical_device_desc", "") if item is not None else ""
         if capability:
             capability = "%d.%d" % tuple(capability[:2])
-        record = {"id": "cuda:%d" % index, "kind": kind,
-                  "name": details.get("device_name") or _desc_field(desc, "name"),
-                  "capability": capability or _desc_field(desc, "compute capability"),
-                  "memory_total_mib": None, "memory_free_mib": None,
-                  "pci_bus_id": _desc_field(desc, "pci bus id")}
+        record = {
+            "id": "cuda:%d" % index,
+            "kind": kind,
+            "name": details.get("device_name") or _desc_field(desc, "name"),
+            "capability": capability or _desc_field(desc, "compute capability"),
+            "memory_total_mib": None,
+            "memory_free_mib": None,
+            "pci_bus_id": _desc_field(desc, "pci bus id"),
+        }
         limit = getattr(item, "memory_limit", None) if item is not None else None
         if isinstance(limit, int) and limit > 0:
             # What TensorFlow's allocator may use: the free memory it found at start, less a reserve.
@@ -355,8 +396,7 @@ def why_no_gpu(tf, errors, wanted):
         if wanted != "cuda":
             return None  # a CPU build (tensorflow-cpu) without GPUs is no finding
         return "this TensorFlow build has no CUDA or ROCm support (%s)" % getattr(tf, "__version__", "?")
-    return "%s build, but TensorFlow lists no GPU (its log_lines say why it skipped any)" % (
-        "ROCm" if rocm else "CUDA")
+    return "%s build, but TensorFlow lists no GPU (its log_lines say why it skipped any)" % ("ROCm" if rocm else "CUDA")
 
 
 # --- workloads -------------------------------------------------------------------------------------------
@@ -446,8 +486,14 @@ def run_matmul(tf, device, dtype, params, clock, result):
         samples.append((time.perf_counter() - begin) / inner)
         first = samples[-1]
     seconds = median(samples)
-    result.update({"repeats": len(samples), "seconds": finite(seconds, 9), "inner": inner,
-                   "tflops": finite(2.0 * n ** 3 / seconds / 1e12, 4)})
+    result.update(
+        {
+            "repeats": len(samples),
+            "seconds": finite(seconds, 9),
+            "inner": inner,
+            "tflops": finite(2.0 * n**3 / seconds / 1e12, 4),
+        }
+    )
 
 
 def synthetic_mnist(tf, batch, batches, seed):
@@ -471,18 +517,20 @@ def mnist_cnn(keras, policy):
     """The Keras MNIST example's network; every dtype and layout given, whatever ~/.keras/keras.json says."""
     dtype = policy or "float32"
     layers = keras.layers
-    return keras.Sequential([
-        keras.Input(shape=(28, 28, 1), dtype="float32"),
-        layers.Conv2D(32, 3, activation="relu", data_format="channels_last", dtype=dtype),
-        layers.Conv2D(64, 3, activation="relu", data_format="channels_last", dtype=dtype),
-        layers.MaxPooling2D(2, data_format="channels_last", dtype=dtype),
-        layers.Dropout(0.25, seed=1, dtype=dtype),
-        layers.Flatten(data_format="channels_last", dtype=dtype),
-        layers.Dense(128, activation="relu", dtype=dtype),
-        layers.Dropout(0.5, seed=2, dtype=dtype),
-        # Logits in float32, as Keras advises for mixed precision: the softmax cross-entropy stays accurate.
-        layers.Dense(10, dtype="float32"),
-    ])
+    return keras.Sequential(
+        [
+            keras.Input(shape=(28, 28, 1), dtype="float32"),
+            layers.Conv2D(32, 3, activation="relu", data_format="channels_last", dtype=dtype),
+            layers.Conv2D(64, 3, activation="relu", data_format="channels_last", dtype=dtype),
+            layers.MaxPooling2D(2, data_format="channels_last", dtype=dtype),
+            layers.Dropout(0.25, seed=1, dtype=dtype),
+            layers.Flatten(data_format="channels_last", dtype=dtype),
+            layers.Dense(128, activation="relu", dtype=dtype),
+            layers.Dropout(0.5, seed=2, dtype=dtype),
+            # Logits in float32, as Keras advises for mixed precision: the softmax cross-entropy stays accurate.
+            layers.Dense(10, dtype="float32"),
+        ]
+    )
 
 
 def cnn_policy(device, precision):
@@ -570,16 +618,24 @@ def run_cnn(tf, keras, device, precision, params, clock, result, seed=1234):
         raise Stopped("budget")
     seconds = median(times)
     first, last = finite(losses[0]), finite(losses[-1])
-    result.update({"steps": len(times), "seconds_per_step": finite(seconds, 9),
-                   "steps_per_s": finite(1.0 / seconds, 4), "loss_first": first, "loss_last": last,
-                   "loss_decreased": (last < first) if first is not None and last is not None else None})
+    result.update(
+        {
+            "steps": len(times),
+            "seconds_per_step": finite(seconds, 9),
+            "steps_per_s": finite(1.0 / seconds, 4),
+            "loss_first": first,
+            "loss_last": last,
+            "loss_decreased": (last < first) if first is not None and last is not None else None,
+        }
+    )
 
 
 def same_device(tf, name, wanted):
     """Whether TensorFlow device ``name`` (as a tensor reports it) is the device ``wanted`` ('/GPU:0')."""
     have, want = tf.DeviceSpec.from_string(name or ""), tf.DeviceSpec.from_string(wanted)
-    return (have.device_type or "").upper() == (want.device_type or "").upper() and \
-        (have.device_index or 0) == (want.device_index or 0)
+    return (have.device_type or "").upper() == (want.device_type or "").upper() and (have.device_index or 0) == (
+        want.device_index or 0
+    )
 
 
 def copy_gbps(tf, source, target, nbytes, repeats, clock):
@@ -664,31 +720,73 @@ def plan(tf, keras, doc, devices, params, clock):
     for device in ordered:
         dtypes = ("fp32", "fp16", "bf16") if device.is_cpu else ("fp32", "tf32", "fp16", "bf16")
         for dtype in dtypes:
-            result = {"device": device.id, "dtype": dtype, "n": None, "repeats": None, "seconds": None,
-                      "tflops": None, "error": None, "skipped": matmul_skip_reason(device, dtype)}
-            add("matmul", "%s %s" % (device.id, dtype), result,
-                lambda r, d=device, t=dtype: run_matmul(tf, d, t, params, clock, r))
+            result = {
+                "device": device.id,
+                "dtype": dtype,
+                "n": None,
+                "repeats": None,
+                "seconds": None,
+                "tflops": None,
+                "error": None,
+                "skipped": matmul_skip_reason(device, dtype),
+            }
+            add(
+                "matmul",
+                "%s %s" % (device.id, dtype),
+                result,
+                lambda r, d=device, t=dtype: run_matmul(tf, d, t, params, clock, r),
+            )
     for device in ordered:
         for precision in ("fp32", "amp"):
-            result = {"device": device.id, "precision": precision, "batch": None, "steps": None,
-                      "seconds_per_step": None, "steps_per_s": None, "loss_first": None, "loss_last": None,
-                      "loss_decreased": None, "error": None, "skipped": None}
-            add("cnn", "%s %s" % (device.id, precision), result,
-                lambda r, d=device, p=precision: run_cnn(tf, keras, d, p, params, clock, r))
+            result = {
+                "device": device.id,
+                "precision": precision,
+                "batch": None,
+                "steps": None,
+                "seconds_per_step": None,
+                "steps_per_s": None,
+                "loss_first": None,
+                "loss_last": None,
+                "loss_decreased": None,
+                "error": None,
+                "skipped": None,
+            }
+            add(
+                "cnn",
+                "%s %s" % (device.id, precision),
+                result,
+                lambda r, d=device, p=precision: run_cnn(tf, keras, d, p, params, clock, r),
+            )
     for device in gpus:
         for direction in ("h2d", "d2h"):
-            result = {"device": device.id, "direction": direction, "memory": "pageable", "bytes": None,
-                      "repeats": None, "gbps": None, "error": None, "skipped": None}
-            add("bandwidth", "%s %s" % (device.id, direction), result,
-                lambda r, d=device, w=direction: run_bandwidth(tf, d, w, params, clock, r))
+            result = {
+                "device": device.id,
+                "direction": direction,
+                "memory": "pageable",
+                "bytes": None,
+                "repeats": None,
+                "gbps": None,
+                "error": None,
+                "skipped": None,
+            }
+            add(
+                "bandwidth",
+                "%s %s" % (device.id, direction),
+                result,
+                lambda r, d=device, w=direction: run_bandwidth(tf, d, w, params, clock, r),
+            )
     if len(gpus) >= 2:
         for source in gpus:
             for target in gpus:
                 if source is target:
                     continue
                 result = {"src": source.id, "dst": target.id, "access": None, "gbps": None, "error": None}
-                add("p2p", "%s -> %s" % (source.id, target.id), result,
-                    lambda r, s=source, t=target: run_p2p(tf, s, t, params, clock, r))
+                add(
+                    "p2p",
+                    "%s -> %s" % (source.id, target.id),
+                    result,
+                    lambda r, s=source, t=target: run_p2p(tf, s, t, params, clock, r),
+                )
     return tasks
 
 
@@ -714,7 +812,7 @@ def run_tasks(tf, tasks, doc, clock, say):
                 task.work(task.result)
             except Stopped as stop:
                 reason = stop.reason
-            except BaseException as exc:  # noqa: BLE001 - one workload's failure is its result, not the run's end
+            except BaseException as exc:
                 if clock.interrupted or isinstance(exc, KeyboardInterrupt):
                     clock.interrupted = True
                     reason = "interrupt"
@@ -746,13 +844,38 @@ def run_tasks(tf, tasks, doc, clock, say):
 
 def new_doc(probe, mode, budget_s):
     doc = probe.doc
-    doc.update({"framework": FRAMEWORK, "framework_version": None, "mode": mode, "budget_s": budget_s,
-                "elapsed_s": None, "stopped_by": None, "devices": [], "matmul": [], "cnn": [], "bandwidth": [],
-                "p2p": [], "allreduce": {"backend": None, "world_size": None, "device_kind": None, "bytes": None,
-                                         "repeats": None, "seconds": None, "algbw_gbps": None, "busbw_gbps": None,
-                                         "ddp_step_s": None, "ddp_loss_decreased": None, "error": None,
-                                         "skipped": ALLREDUCE_SKIPPED},
-                "keras_version": None, "errors": {}, "probe_error": None})
+    doc.update(
+        {
+            "framework": FRAMEWORK,
+            "framework_version": None,
+            "mode": mode,
+            "budget_s": budget_s,
+            "elapsed_s": None,
+            "stopped_by": None,
+            "devices": [],
+            "matmul": [],
+            "cnn": [],
+            "bandwidth": [],
+            "p2p": [],
+            "allreduce": {
+                "backend": None,
+                "world_size": None,
+                "device_kind": None,
+                "bytes": None,
+                "repeats": None,
+                "seconds": None,
+                "algbw_gbps": None,
+                "busbw_gbps": None,
+                "ddp_step_s": None,
+                "ddp_loss_decreased": None,
+                "error": None,
+                "skipped": ALLREDUCE_SKIPPED,
+            },
+            "keras_version": None,
+            "errors": {},
+            "probe_error": None,
+        }
+    )
     return doc
 
 
@@ -780,8 +903,12 @@ class ProgressWriter:
 
 
 def new_probe():
-    return common.Probe("smoke", "tensorflow", candidates=DISTRIBUTIONS,
-                        conda_names=("tensorflow", "tensorflow-base", "tensorflow-cpu", "tensorflow-gpu"))
+    return common.Probe(
+        "smoke",
+        "tensorflow",
+        candidates=DISTRIBUTIONS,
+        conda_names=("tensorflow", "tensorflow-base", "tensorflow-cpu", "tensorflow-gpu"),
+    )
 
 
 def smoke(probe, args, clock, say):
@@ -799,8 +926,9 @@ def smoke(probe, args, clock, say):
         failure = doc.get("import_error") or {}
         errors["import"] = "import tensorflow failed: %s: %s" % (failure.get("type"), failure.get("message"))
         return
-    doc["framework_version"] = common.guarded(errors, "version",
-                                              lambda: str(getattr(tf, "__version__", None) or tf.version.VERSION))
+    doc["framework_version"] = common.guarded(
+        errors, "version", lambda: str(getattr(tf, "__version__", None) or tf.version.VERSION)
+    )
     say("devices")
     devices = gpu_devices(tf, errors, args.devices)
     if not devices and args.devices != "cpu":

@@ -72,16 +72,22 @@ MODES = {
         # 1536 is past the cache-bound sizes (a 2-core AVX-512 machine gives the same rate at 1536 and 2048,
         # less steady at 1024) and still repeats a dozen times in 0.5 s.
         "matmul_n": {"cpu": 1536, "gpu": 8192},
-        "matmul_min_s": 0.5,      # repeat until this much timed work (or max repeats)
+        "matmul_min_s": 0.5,  # repeat until this much timed work (or max repeats)
         "matmul_max_repeats": 50,
         "matmul_max_op_s": 0.25,  # one op slower than this: halve n (a small GPU must not eat the budget)
         "matmul_min_op_s": 0.005,  # one op faster than this: double n, up to matmul_max_n (a big CPU, a fast GPU)
         "matmul_max_n": {"cpu": 4096, "gpu": 16384},
-        "cnn_batch": 64, "cnn_warmup": 3, "cnn_steps": 12,
-        "bw_bytes": 64 * MIB, "bw_repeats": 5,
-        "p2p_bytes": 32 * MIB, "p2p_repeats": 3,
-        "ar_bytes": {"gpu": 64 * MIB, "cpu": 8 * MIB}, "ar_repeats": 5, "ddp_steps": 6,
-        "dist_work_s": 3.0,       # estimate of the distributed part's work after start-up
+        "cnn_batch": 64,
+        "cnn_warmup": 3,
+        "cnn_steps": 12,
+        "bw_bytes": 64 * MIB,
+        "bw_repeats": 5,
+        "p2p_bytes": 32 * MIB,
+        "p2p_repeats": 3,
+        "ar_bytes": {"gpu": 64 * MIB, "cpu": 8 * MIB},
+        "ar_repeats": 5,
+        "ddp_steps": 6,
+        "dist_work_s": 3.0,  # estimate of the distributed part's work after start-up
     },
     "full": {
         "budget": 180.0,
@@ -91,10 +97,16 @@ MODES = {
         "matmul_max_op_s": 1.0,
         "matmul_min_op_s": 0.01,
         "matmul_max_n": {"cpu": 8192, "gpu": 16384},
-        "cnn_batch": 256, "cnn_warmup": 5, "cnn_steps": 40,
-        "bw_bytes": 256 * MIB, "bw_repeats": 20,
-        "p2p_bytes": 256 * MIB, "p2p_repeats": 10,
-        "ar_bytes": {"gpu": 256 * MIB, "cpu": 64 * MIB}, "ar_repeats": 20, "ddp_steps": 15,
+        "cnn_batch": 256,
+        "cnn_warmup": 5,
+        "cnn_steps": 40,
+        "bw_bytes": 256 * MIB,
+        "bw_repeats": 20,
+        "p2p_bytes": 256 * MIB,
+        "p2p_repeats": 10,
+        "ar_bytes": {"gpu": 256 * MIB, "cpu": 64 * MIB},
+        "ar_repeats": 20,
+        "ddp_steps": 15,
         "dist_work_s": 20.0,
     },
 }
@@ -111,8 +123,7 @@ CPU_DTYPE_SKIPS = {
     "tf32": "TF32 is a mode of NVIDIA tensor cores (compute capability 8.0+), not of CPUs",
     "fp16": "fp16 is not a CPU training dtype (most CPUs have no fast fp16 matmul kernels)",
 }
-BANDWIDTH_KINDS = (("h2d", "pageable"), ("h2d", "pinned"), ("d2h", "pageable"), ("d2h", "pinned"),
-                   ("d2d", "device"))
+BANDWIDTH_KINDS = (("h2d", "pageable"), ("h2d", "pinned"), ("d2h", "pageable"), ("d2h", "pinned"), ("d2d", "device"))
 
 
 # --- pure helpers (unit-tested without torch) -----------------------------------------------------------
@@ -133,7 +144,7 @@ def matmul_tflops(n, seconds):
     """TFLOP/s of one n×n by n×n matmul taking ``seconds`` (2n³ floating-point operations)."""
     if not n or not seconds or seconds <= 0:
         return None
-    return 2.0 * n ** 3 / seconds / 1e12
+    return 2.0 * n**3 / seconds / 1e12
 
 
 def busbw(algbw, world_size):
@@ -507,16 +518,18 @@ def run_matmul(torch, device, dtype, params, stop_at, record):
         while True:
             a = torch.randn(n, n, device=device.torch_device, dtype=torch_dtype)
             b = torch.randn(n, n, device=device.torch_device, dtype=torch_dtype)
-            call = functools.partial(torch.matmul, a, b, out=torch.empty(n, n, device=device.torch_device,
-                                                                         dtype=torch_dtype))
+            call = functools.partial(
+                torch.matmul, a, b, out=torch.empty(n, n, device=device.torch_device, dtype=torch_dtype)
+            )
             del a, b  # the call holds them; dropping it frees them
             call()  # warm-up: library handles, kernel choice, first-touch of the output
             first = time_repeated([device], call, 0.0, 1, stop_at)[0]
             if first > params["matmul_max_op_s"] and n // 2 >= MIN_MATMUL_N and not grown:
                 n //= 2  # too slow a device for this size within the budget: a smaller one still measures it
                 shrunk = True
-            elif (first < params["matmul_min_op_s"] and n * 2 <= largest and not shrunk
-                  and time.perf_counter() < stop_at):
+            elif (
+                first < params["matmul_min_op_s"] and n * 2 <= largest and not shrunk and time.perf_counter() < stop_at
+            ):
                 n *= 2  # so fast that the size may not fill the device (many CPU cores, a big GPU)
                 grown = True
             else:
@@ -535,14 +548,25 @@ def run_cnn(torch, device, precision, params, stop_at, record, hard_stop=None):
     with device.activate():
         model = make_net(torch).to(device.torch_device)
         trainer = Trainer(torch, device, precision, model, params["cnn_batch"])
-        times, losses = train_steps(trainer, params["cnn_warmup"], params["cnn_steps"], stop_at,
-                                    hard_stop=hard_stop, min_steps=params["cnn_warmup"] + 5)
+        times, losses = train_steps(
+            trainer,
+            params["cnn_warmup"],
+            params["cnn_steps"],
+            stop_at,
+            hard_stop=hard_stop,
+            min_steps=params["cnn_warmup"] + 5,
+        )
         del trainer, model
     seconds = median(times)
-    record.update(batch=params["cnn_batch"], steps=len(times), seconds_per_step=seconds,
-                  steps_per_s=(1.0 / seconds) if seconds else None,
-                  loss_first=losses[0] if losses else None, loss_last=losses[-1] if losses else None,
-                  loss_decreased=(losses[-1] < losses[0]) if len(losses) >= 2 else None)
+    record.update(
+        batch=params["cnn_batch"],
+        steps=len(times),
+        seconds_per_step=seconds,
+        steps_per_s=(1.0 / seconds) if seconds else None,
+        loss_first=losses[0] if losses else None,
+        loss_last=losses[-1] if losses else None,
+        loss_decreased=(losses[-1] < losses[0]) if len(losses) >= 2 else None,
+    )
 
 
 def run_bandwidth(torch, device, direction, memory, params, stop_at, record):
@@ -631,12 +655,13 @@ class RankProcesses:
 
     def start(self, argv_for_rank, world, env):
         for rank in range(world):
-            err = tempfile.TemporaryFile()
+            err = tempfile.TemporaryFile()  # noqa: SIM115 - the file outlives this block on purpose
             self.files.append(err)
             # Rank 0 reports on stdout; the others' stdout would only carry stray prints.
             stdout = subprocess.PIPE if rank == 0 else subprocess.DEVNULL
-            self.procs.append(subprocess.Popen(argv_for_rank(rank), stdin=subprocess.DEVNULL, stdout=stdout,
-                                               stderr=err, env=env))
+            self.procs.append(
+                subprocess.Popen(argv_for_rank(rank), stdin=subprocess.DEVNULL, stdout=stdout, stderr=err, env=env)
+            )
 
     def wait(self, hard_stop):
         """Until every rank exited, one failed (others then get a moment), or the host clock passes ``hard_stop``."""
@@ -731,11 +756,30 @@ def run_allreduce(smoke, record, backend, world, stop_at):
     threads = max(1, cpu_count() // world) if backend == "gloo" else 0
 
     def argv(rank):
-        return [sys.executable, os.path.abspath(__file__), "--rank", str(rank), "--world-size", str(world),
-                "--port", str(port), "--backend", backend, "--bytes", str(nbytes),
-                "--repeats", str(params["ar_repeats"]), "--steps", str(params["ddp_steps"]),
-                "--batch", str(params["cnn_batch"]), "--deadline", "%.3f" % deadline_epoch,
-                "--threads", str(threads)]
+        return [
+            sys.executable,
+            os.path.abspath(__file__),
+            "--rank",
+            str(rank),
+            "--world-size",
+            str(world),
+            "--port",
+            str(port),
+            "--backend",
+            backend,
+            "--bytes",
+            str(nbytes),
+            "--repeats",
+            str(params["ar_repeats"]),
+            "--steps",
+            str(params["ddp_steps"]),
+            "--batch",
+            str(params["cnn_batch"]),
+            "--deadline",
+            "%.3f" % deadline_epoch,
+            "--threads",
+            str(threads),
+        ]
 
     env = dict(os.environ)
     env.pop(common.FD_CAPTURE_ENV, None)
@@ -757,8 +801,10 @@ def run_allreduce(smoke, record, backend, world, stop_at):
             record["skipped"] = "budget: the %d rank processes did not finish in the time left" % world
         elif record.get("error") is None and (outcome == "failed" or record.get("seconds") is None):
             codes = [proc.returncode for proc in ranks.procs]
-            record["error"] = "rank processes ended with exit codes %s: %s" % (codes, ranks.stderr_tail() or
-                                                                                 "no output")
+            record["error"] = "rank processes ended with exit codes %s: %s" % (
+                codes,
+                ranks.stderr_tail() or "no output",
+            )
         elif outcome == "timeout" and record.get("ddp_step_s") is None and record.get("error") is None:
             record["error"] = "the DDP step did not finish in the time left (all-reduce measured)"
     finally:
@@ -780,9 +826,13 @@ def _fold_rank_reports(record, reports, world):
             if report.get("wrong"):
                 record["error"] = report["wrong"]
         elif phase == "ddp":
-            record.update(ddp_step_s=report.get("step_s"), ddp_loss_decreased=report.get("loss_decreased"),
-                          ddp_loss_first=report.get("loss_first"), ddp_loss_last=report.get("loss_last"),
-                          ddp_steps=report.get("steps"))
+            record.update(
+                ddp_step_s=report.get("step_s"),
+                ddp_loss_decreased=report.get("loss_decreased"),
+                ddp_loss_first=report.get("loss_first"),
+                ddp_loss_last=report.get("loss_last"),
+                ddp_steps=report.get("steps"),
+            )
 
 
 def _die_with_parent():
@@ -812,7 +862,7 @@ def rank_main(args):
         if args.rank == 0:
             data = (json.dumps(doc) + "\n").encode("utf-8")
             while data:
-                data = data[os.write(out_fd, data):]
+                data = data[os.write(out_fd, data) :]
 
     import threading
 
@@ -848,8 +898,13 @@ def _rank_work(args, report):
             torch.set_num_threads(args.threads)
         device = Device(torch, "cpu")
     left = max(5.0, args.deadline - time.time())
-    dist.init_process_group(args.backend, init_method="tcp://127.0.0.1:%d" % args.port, rank=rank,
-                            world_size=world, timeout=datetime.timedelta(seconds=left))
+    dist.init_process_group(
+        args.backend,
+        init_method="tcp://127.0.0.1:%d" % args.port,
+        rank=rank,
+        world_size=world,
+        timeout=datetime.timedelta(seconds=left),
+    )
 
     def stop_at(share):
         """The host-clock time by which ``share`` of what is left until the deadline has passed."""
@@ -871,7 +926,10 @@ def _rank_work(args, report):
         sample = data[:: max(1, numel // 1024)]
         if not bool(torch.all(sample == expected).item()):
             wrong = "all-reduce gave a wrong sum: expected %g, got values from %g to %g" % (
-                expected, float(sample.min().item()), float(sample.max().item()))
+                expected,
+                float(sample.min().item()),
+                float(sample.max().item()),
+            )
         data.zero_()  # zeros stay zeros through repeated sums: no overflow, however many repeats
         dist.all_reduce(data)  # warm-up
         device.sync()
@@ -910,19 +968,57 @@ def _rank_work(args, report):
         first_times, losses = train_steps(trainer, 0, 1, time.perf_counter() + 3600, after_step=mean_loss)
         # At least 3 more steps whatever the deadline: with dropout, one step's loss is noise, and a verdict
         # on "the loss went down" from two points would be a coin toss on a busy machine.
-        steps = agreed(max(3, min(args.steps - 1, int(max(0.0, args.deadline - time.time() - 0.5) * 0.8
-                                                      / max(first_times[0] if first_times else 1.0, 1e-6)))))
+        steps = agreed(
+            max(
+                3,
+                min(
+                    args.steps - 1,
+                    int(
+                        max(0.0, args.deadline - time.time() - 0.5)
+                        * 0.8
+                        / max(first_times[0] if first_times else 1.0, 1e-6)
+                    ),
+                ),
+            )
+        )
         times, more = train_steps(trainer, 0, steps, time.perf_counter() + 3600, after_step=mean_loss)
         losses += more
-        report({"phase": "ddp", "step_s": median(times), "steps": len(losses), "loss_first": losses[0],
-                "loss_last": losses[-1], "loss_decreased": (losses[-1] < losses[0]) if len(losses) >= 4 else None})
+        report(
+            {
+                "phase": "ddp",
+                "step_s": median(times),
+                "steps": len(losses),
+                "loss_first": losses[0],
+                "loss_last": losses[-1],
+                "loss_decreased": (losses[-1] < losses[0]) if len(losses) >= 4 else None,
+            }
+        )
     dist.destroy_process_group()
 
 
 # The numbers a workload fills in; an unfinished workload reports none of them.
-_MEASURED_KEYS = ("n", "repeats", "seconds", "tflops", "batch", "steps", "seconds_per_step", "steps_per_s",
-                  "loss_first", "loss_last", "loss_decreased", "bytes", "gbps", "algbw_gbps", "busbw_gbps",
-                  "ddp_step_s", "ddp_loss_decreased", "ddp_loss_first", "ddp_loss_last", "ddp_steps")
+_MEASURED_KEYS = (
+    "n",
+    "repeats",
+    "seconds",
+    "tflops",
+    "batch",
+    "steps",
+    "seconds_per_step",
+    "steps_per_s",
+    "loss_first",
+    "loss_last",
+    "loss_decreased",
+    "bytes",
+    "gbps",
+    "algbw_gbps",
+    "busbw_gbps",
+    "ddp_step_s",
+    "ddp_loss_decreased",
+    "ddp_loss_first",
+    "ddp_loss_last",
+    "ddp_steps",
+)
 
 # --- the run ---------------------------------------------------------------------------------------------
 
@@ -946,9 +1042,22 @@ class Smoke:
         self.pending = []  # records of planned workloads not finished yet
         self.soft_deadline = self.deadline  # the end of the single-process workloads' time (set by execute)
         doc = self.probe.doc
-        doc.update({"framework": "torch", "framework_version": None, "mode": args.mode, "budget_s": self.budget,
-                    "elapsed_s": None, "stopped_by": None, "devices": [], "matmul": [], "cnn": [],
-                    "bandwidth": [], "p2p": [], "allreduce": None})
+        doc.update(
+            {
+                "framework": "torch",
+                "framework_version": None,
+                "mode": args.mode,
+                "budget_s": self.budget,
+                "elapsed_s": None,
+                "stopped_by": None,
+                "devices": [],
+                "matmul": [],
+                "cnn": [],
+                "bandwidth": [],
+                "p2p": [],
+                "allreduce": None,
+            }
+        )
         doc["probe_version"] = SMOKE_VERSION
 
     def progress(self, stage, detail="", done=None, total=None):
@@ -979,8 +1088,9 @@ class Smoke:
         if select in ("all", "cpu"):
             cpu = Device(torch, "cpu")
             cpuinfo = _read_file("/proc/cpuinfo")
-            cpu.record.update(name=_cpu_name(cpuinfo), threads=common.guarded(self.errors, "cpu threads",
-                                                                              torch.get_num_threads))
+            cpu.record.update(
+                name=_cpu_name(cpuinfo), threads=common.guarded(self.errors, "cpu threads", torch.get_num_threads)
+            )
             cpu.bf16 = cpu_has_native_bf16(cpuinfo)
             devices.append(cpu)
         if select in ("all", "cuda"):
@@ -999,7 +1109,7 @@ class Smoke:
             reason = "torch.cuda.is_available() is False"
             try:
                 torch.cuda.init()
-            except BaseException as exc:  # noqa: BLE001 - the reason is the evidence
+            except BaseException as exc:
                 if isinstance(exc, KeyboardInterrupt):
                     raise
                 reason = common.error_text(exc)
@@ -1009,11 +1119,14 @@ class Smoke:
         count = common.guarded(self.errors, "device_count", torch.cuda.device_count, 0) or 0
         for index in range(count):
             device = Device(torch, "rocm" if hip else "cuda", index)
-            props = common.guarded(self.errors, "device %d" % index, lambda: torch.cuda.get_device_properties(index))
+            props = common.guarded(self.errors, "device %d" % index, lambda: torch.cuda.get_device_properties(index))  # noqa: B023 - called at once, inside the loop
             if props is not None:
                 device.capability = (props.major, props.minor)
-                device.record.update(name=props.name, capability="%d.%d" % (props.major, props.minor),
-                                     memory_total_mib=int(props.total_memory) // MIB)
+                device.record.update(
+                    name=props.name,
+                    capability="%d.%d" % (props.major, props.minor),
+                    memory_total_mib=int(props.total_memory) // MIB,
+                )
                 parts = [getattr(props, attr, None) for attr in ("pci_domain_id", "pci_bus_id", "pci_device_id")]
                 if all(isinstance(part, int) for part in parts):
                     device.record["pci_bus_id"] = "%04x:%02x:%02x.0" % tuple(parts)
@@ -1031,56 +1144,136 @@ class Smoke:
         tasks = []
         for device in self.devices:
             for dtype in DTYPES:
-                record = {"device": device.id, "dtype": dtype, "n": None, "repeats": None, "seconds": None,
-                          "tflops": None, "error": None, "skipped": None}
+                record = {
+                    "device": device.id,
+                    "dtype": dtype,
+                    "n": None,
+                    "repeats": None,
+                    "seconds": None,
+                    "tflops": None,
+                    "error": None,
+                    "skipped": None,
+                }
                 doc["matmul"].append(record)
                 why = dtype_unsupported(device, dtype, getattr(device, "bf16", False))
                 if why:
                     record["skipped"] = why
                     continue
-                tasks.append(("matmul", "%s %s" % (device.id, dtype), record,
-                              lambda stop, d=device, t=dtype, r=record: run_matmul(torch, d, t, self.params, stop, r)))
+                tasks.append(
+                    (
+                        "matmul",
+                        "%s %s" % (device.id, dtype),
+                        record,
+                        lambda stop, d=device, t=dtype, r=record: run_matmul(torch, d, t, self.params, stop, r),
+                    )
+                )
         for device in self.devices:
             for precision in ("fp32", "amp"):
-                record = {"device": device.id, "precision": precision, "batch": None, "steps": None,
-                          "seconds_per_step": None, "steps_per_s": None, "loss_first": None, "loss_last": None,
-                          "loss_decreased": None, "error": None, "skipped": None}
+                record = {
+                    "device": device.id,
+                    "precision": precision,
+                    "batch": None,
+                    "steps": None,
+                    "seconds_per_step": None,
+                    "steps_per_s": None,
+                    "loss_first": None,
+                    "loss_last": None,
+                    "loss_decreased": None,
+                    "error": None,
+                    "skipped": None,
+                }
                 doc["cnn"].append(record)
-                tasks.append(("cnn", "%s %s" % (device.id, precision), record,
-                              lambda stop, d=device, p=precision, r=record: run_cnn(torch, d, p, self.params, stop,
-                                                                                    r, self.soft_deadline)))
+                tasks.append(
+                    (
+                        "cnn",
+                        "%s %s" % (device.id, precision),
+                        record,
+                        lambda stop, d=device, p=precision, r=record: run_cnn(
+                            torch, d, p, self.params, stop, r, self.soft_deadline
+                        ),
+                    )
+                )
         gpus = [d for d in self.devices if d.accelerator]
         for device in gpus:
             for direction, memory in BANDWIDTH_KINDS:
-                record = {"device": device.id, "direction": direction, "memory": memory, "bytes": None,
-                          "repeats": None, "gbps": None, "error": None, "skipped": None}
+                record = {
+                    "device": device.id,
+                    "direction": direction,
+                    "memory": memory,
+                    "bytes": None,
+                    "repeats": None,
+                    "gbps": None,
+                    "error": None,
+                    "skipped": None,
+                }
                 doc["bandwidth"].append(record)
-                tasks.append(("bandwidth", "%s %s %s" % (device.id, direction, memory), record,
-                              lambda stop, d=device, di=direction, m=memory, r=record:
-                              run_bandwidth(torch, d, di, m, self.params, stop, r)))
+                tasks.append(
+                    (
+                        "bandwidth",
+                        "%s %s %s" % (device.id, direction, memory),
+                        record,
+                        lambda stop, d=device, di=direction, m=memory, r=record: run_bandwidth(
+                            torch, d, di, m, self.params, stop, r
+                        ),
+                    )
+                )
         for src in gpus:
             for dst in gpus:
                 if src is dst:
                     continue
-                record = {"src": src.id, "dst": dst.id, "access": None, "gbps": None, "error": None,
-                          "skipped": None}
+                record = {"src": src.id, "dst": dst.id, "access": None, "gbps": None, "error": None, "skipped": None}
                 doc["p2p"].append(record)
-                tasks.append(("p2p", "%s -> %s" % (src.id, dst.id), record,
-                              lambda stop, s=src, d=dst, r=record: run_p2p(torch, s, d, self.params, stop, r)))
-        nccl = bool(common.guarded(self.errors, "nccl", lambda: torch.distributed.is_available()
-                                   and torch.distributed.is_nccl_available(), False))
-        gloo = bool(common.guarded(self.errors, "gloo", lambda: torch.distributed.is_available()
-                                   and torch.distributed.is_gloo_available(), False))
+                tasks.append(
+                    (
+                        "p2p",
+                        "%s -> %s" % (src.id, dst.id),
+                        record,
+                        lambda stop, s=src, d=dst, r=record: run_p2p(torch, s, d, self.params, stop, r),
+                    )
+                )
+        nccl = bool(
+            common.guarded(
+                self.errors,
+                "nccl",
+                lambda: torch.distributed.is_available() and torch.distributed.is_nccl_available(),
+                False,
+            )
+        )
+        gloo = bool(
+            common.guarded(
+                self.errors,
+                "gloo",
+                lambda: torch.distributed.is_available() and torch.distributed.is_gloo_available(),
+                False,
+            )
+        )
         backend, world, kind, why = distributed_plan(self.devices, self.args.devices, nccl)
-        record = {"backend": backend, "world_size": world or None, "device_kind": kind, "bytes": None,
-                  "repeats": None, "seconds": None, "algbw_gbps": None, "busbw_gbps": None, "ddp_step_s": None,
-                  "ddp_loss_decreased": None, "error": None, "skipped": why}
+        record = {
+            "backend": backend,
+            "world_size": world or None,
+            "device_kind": kind,
+            "bytes": None,
+            "repeats": None,
+            "seconds": None,
+            "algbw_gbps": None,
+            "busbw_gbps": None,
+            "ddp_step_s": None,
+            "ddp_loss_decreased": None,
+            "error": None,
+            "skipped": why,
+        }
         if backend == "gloo" and not gloo:
             record["skipped"] = "torch.distributed with gloo is not available in this torch build"
         doc["allreduce"] = record
         if not record["skipped"]:
-            tasks.append(("allreduce", "%s x%d" % (backend, world), record,
-                          lambda stop, r=record, b=backend, w=world: run_allreduce(self, r, b, w, stop)))
+            tasks.append(
+                (
+                    "allreduce",
+                    "%s x%d" % (backend, world),
+                    record,
+                    lambda stop, r=record, b=backend, w=world: run_allreduce(self, r, b, w, stop),
+                )
+            )
         return tasks
 
     def distributed_reserve(self):

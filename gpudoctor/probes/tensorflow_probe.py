@@ -19,8 +19,19 @@ import _probe_common as common
 
 # Every distribution that installs the ``tensorflow`` module; the first one found names the install, and any
 # other one present is listed under "also_installed" (two of them in one environment overwrite each other).
-DISTRIBUTIONS = ("tensorflow", "tensorflow-cpu", "tensorflow-gpu", "tf-nightly", "tf-nightly-cpu", "tf-nightly-gpu",
-                 "tensorflow-intel", "tensorflow-macos", "tensorflow-aarch64", "tensorflow-rocm", "intel-tensorflow")
+DISTRIBUTIONS = (
+    "tensorflow",
+    "tensorflow-cpu",
+    "tensorflow-gpu",
+    "tf-nightly",
+    "tf-nightly-cpu",
+    "tf-nightly-gpu",
+    "tensorflow-intel",
+    "tensorflow-macos",
+    "tensorflow-aarch64",
+    "tensorflow-rocm",
+    "intel-tensorflow",
+)
 
 
 def _keras_version():
@@ -33,11 +44,16 @@ def _gpus(tf, doc, errors):
     doc["gpus_listed"] = devices is not None
     gpus = []
     for device in devices or []:
-        details = common.guarded(errors, "device_details", lambda: tf.config.experimental.get_device_details(device))
+        details = common.guarded(errors, "device_details", lambda: tf.config.experimental.get_device_details(device))  # noqa: B023 - called at once, inside the loop
         if isinstance(details, dict):
             details = {key: list(value) if isinstance(value, tuple) else value for key, value in details.items()}
-        gpus.append({"name": getattr(device, "name", None), "device_type": getattr(device, "device_type", None),
-                     "details": details})
+        gpus.append(
+            {
+                "name": getattr(device, "name", None),
+                "device_type": getattr(device, "device_type", None),
+                "details": details,
+            }
+        )
     return gpus
 
 
@@ -54,9 +70,13 @@ def body(tf, probe):
 def main():
     # Evidence is the same whoever runs the probe: the caller sets this too.
     os.environ["TF_CPP_MIN_LOG_LEVEL"] = "0"
-    probe = common.Probe("tensorflow", "tensorflow", candidates=DISTRIBUTIONS,
-                         conda_names=("tensorflow", "tensorflow-base", "tensorflow-cpu", "tensorflow-gpu"),
-                         family=lambda key: key in DISTRIBUTIONS)
+    probe = common.Probe(
+        "tensorflow",
+        "tensorflow",
+        candidates=DISTRIBUTIONS,
+        conda_names=("tensorflow", "tensorflow-base", "tensorflow-cpu", "tensorflow-gpu"),
+        family=lambda key: key in DISTRIBUTIONS,
+    )
     common.run(probe, body)
 
 

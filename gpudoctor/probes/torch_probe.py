@@ -49,19 +49,22 @@ def _cuda_init_error(torch, probe):
 def _devices(torch, count, errors):
     devices = []
     for index in range(count or 0):
-        props = common.guarded(errors, "device %d" % index, lambda: torch.cuda.get_device_properties(index))
+        props = common.guarded(errors, "device %d" % index, lambda: torch.cuda.get_device_properties(index))  # noqa: B023 - called at once, inside the loop
         if props is None:
-            devices.append({"index": index, "name": None, "capability": None, "total_memory": None,
-                            "multi_processor_count": None})
+            devices.append(
+                {"index": index, "name": None, "capability": None, "total_memory": None, "multi_processor_count": None}
+            )
             continue
         major, minor = getattr(props, "major", None), getattr(props, "minor", None)
-        devices.append({
-            "index": index,
-            "name": getattr(props, "name", None),
-            "capability": [major, minor] if major is not None and minor is not None else None,
-            "total_memory": getattr(props, "total_memory", None),
-            "multi_processor_count": getattr(props, "multi_processor_count", None),
-        })
+        devices.append(
+            {
+                "index": index,
+                "name": getattr(props, "name", None),
+                "capability": [major, minor] if major is not None and minor is not None else None,
+                "total_memory": getattr(props, "total_memory", None),
+                "multi_processor_count": getattr(props, "multi_processor_count", None),
+            }
+        )
     return devices
 
 

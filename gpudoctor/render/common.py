@@ -8,7 +8,8 @@ things identically.  Standard library only: importing a renderer must stay cheap
 from __future__ import annotations
 
 import json
-from typing import Any, Iterable
+from collections.abc import Iterable
+from typing import Any
 
 from gpudoctor.results import CheckResult, Finding, Report, Severity, Status
 
@@ -36,7 +37,11 @@ AREA_TITLES: dict[str, str] = {
 
 # Order of statuses in summaries (and the JSON counts object).
 STATUS_ORDER: tuple[Status, ...] = (
-    Status.OK, Status.WARNING, Status.PROBLEM, Status.NOT_APPLICABLE, Status.CRASHED,
+    Status.OK,
+    Status.WARNING,
+    Status.PROBLEM,
+    Status.NOT_APPLICABLE,
+    Status.CRASHED,
 )
 
 # Singular / plural wording of each status in a summary line.

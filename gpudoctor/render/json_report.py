@@ -40,8 +40,7 @@ def report_to_dict(report: Report, exit_code: int) -> dict[str, Any]:
 def render_json(report: Report, exit_code: int) -> str:
     # default=str: a check that left a Path or similar in its data still yields a
     # valid document instead of crashing the whole report at the very end.
-    return json.dumps(report_to_dict(report, exit_code), indent=2, ensure_ascii=False,
-                      default=str) + "\n"
+    return json.dumps(report_to_dict(report, exit_code), indent=2, ensure_ascii=False, default=str) + "\n"
 
 
 def load_schema() -> dict[str, Any]:

@@ -36,14 +36,17 @@ def _findings_text(result: CheckResult, *, include_info: bool = False) -> str:
     return "\n".join(lines)
 
 
-def _testcase(parent: ET.Element, area: str, result: CheckResult, *,
-              warnings_as_failures: bool) -> str:
+def _testcase(parent: ET.Element, area: str, result: CheckResult, *, warnings_as_failures: bool) -> str:
     """Add one testcase; return its outcome ('failure', 'error', 'skipped' or 'passed')."""
-    case = ET.SubElement(parent, "testcase", {
-        "classname": _xml_text(f"gpudoctor.{area}"),
-        "name": _xml_text(f"{result.code} {result.title}"),
-        "time": _seconds(result.duration_s),
-    })
+    case = ET.SubElement(
+        parent,
+        "testcase",
+        {
+            "classname": _xml_text(f"gpudoctor.{area}"),
+            "name": _xml_text(f"{result.code} {result.title}"),
+            "time": _seconds(result.duration_s),
+        },
+    )
     summary = _xml_text(result.summary)
     status = result.status
     if status is Status.PROBLEM or (status is Status.WARNING and warnings_as_failures):
@@ -67,8 +70,7 @@ def render_junit(report: Report, *, warnings_as_failures: bool = False) -> str:
     totals = {"tests": 0, "failure": 0, "error": 0, "skipped": 0, "time": 0.0}
     for area, results in group_by_area(report.results):
         suite = ET.SubElement(root, "testsuite", {"name": _xml_text(area)})
-        outcomes = [_testcase(suite, area, r, warnings_as_failures=warnings_as_failures)
-                    for r in results]
+        outcomes = [_testcase(suite, area, r, warnings_as_failures=warnings_as_failures) for r in results]
         time = sum(r.duration_s for r in results)
         suite.set("tests", str(len(results)))
         suite.set("failures", str(outcomes.count("failure")))

@@ -54,6 +54,7 @@ def render_markdown(report: Report, *, redact: bool = True) -> str:
 
 # ---------------------------------------------------------------- helpers
 
+
 def cell(text: Any) -> str:
     """Text safe inside a table cell: pipes escaped, one line, no raw HTML."""
     value = str(text).replace("\\", "\\\\").replace("|", "\\|")
@@ -130,8 +131,10 @@ def _checks_table(report: Report) -> list[str]:
     lines = ["## Checks", "", "| Status | Area | Code | Check | Summary |", "|---|---|---|---|---|"]
     for area, results in group_by_area(report.results):
         for r in results:
-            lines.append(f"| {STATUS_CELLS[r.status]} | {cell(area_title(area))} | {cell(r.code)} "
-                         f"| {cell(r.title)} | {cell(r.summary)} |")
+            lines.append(
+                f"| {STATUS_CELLS[r.status]} | {cell(area_title(area))} | {cell(r.code)} "
+                f"| {cell(r.title)} | {cell(r.summary)} |"
+            )
     return lines + [""]
 
 
@@ -150,8 +153,7 @@ def _findings_section(report: Report) -> list[str]:
             if finding.severity is not Severity.INFO:
                 lines += _finding(finding)
         if result.status is Status.CRASHED:
-            lines += ["A gpudoctor bug, not a verdict on this machine: "
-                      f"{_inline(result.summary)}", ""]
+            lines += [f"A gpudoctor bug, not a verdict on this machine: {_inline(result.summary)}", ""]
             if result.traceback:
                 lines += ["<details><summary>Traceback</summary>", ""]
                 lines += fenced(result.traceback, "text")

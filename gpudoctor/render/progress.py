@@ -9,13 +9,19 @@ from __future__ import annotations
 
 import contextlib
 import sys
-from typing import Any, Callable, Iterator
+from collections.abc import Iterator
+from typing import Any, Callable
 
 ProgressCallback = Callable[[dict[str, Any]], None]
 
 _STAGE_WORDS = {
-    "matmul": "matmul", "cnn": "CNN training step", "bandwidth": "bandwidth", "p2p": "peer-to-peer",
-    "allreduce": "all-reduce", "import": "importing the framework", "devices": "finding devices",
+    "matmul": "matmul",
+    "cnn": "CNN training step",
+    "bandwidth": "bandwidth",
+    "p2p": "peer-to-peer",
+    "allreduce": "all-reduce",
+    "import": "importing the framework",
+    "devices": "finding devices",
 }
 
 
@@ -37,15 +43,20 @@ def smoke_progress(enabled: bool, stream: Any = None) -> Iterator[ProgressCallba
     from rich.progress import BarColumn, Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
 
     console = Console(file=stream)
-    with Progress(SpinnerColumn(), TextColumn("[bold]smoke[/bold] {task.description}"), BarColumn(),
-                  TextColumn("{task.completed}/{task.total}"), TimeElapsedColumn(), console=console,
-                  transient=True) as progress:
+    with Progress(
+        SpinnerColumn(),
+        TextColumn("[bold]smoke[/bold] {task.description}"),
+        BarColumn(),
+        TextColumn("{task.completed}/{task.total}"),
+        TimeElapsedColumn(),
+        console=console,
+        transient=True,
+    ) as progress:
         task = progress.add_task("starting", total=None)
 
         def update(event: dict[str, Any]) -> None:
             total = event.get("total") if isinstance(event.get("total"), int) else None
             done = event.get("done") if isinstance(event.get("done"), int) else None
-            progress.update(task, description=describe(event), total=total,
-                            completed=done if done is not None else 0)
+            progress.update(task, description=describe(event), total=total, completed=done if done is not None else 0)
 
         yield update

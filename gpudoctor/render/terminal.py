@@ -12,7 +12,8 @@ from __future__ import annotations
 import io
 import os
 import sys
-from typing import Any, Mapping, Optional, TextIO
+from collections.abc import Mapping
+from typing import Any, Optional, TextIO
 
 import gpudoctor
 from gpudoctor.render.common import (
@@ -83,8 +84,7 @@ def use_color(stream: Optional[TextIO] = None, environ: Optional[Mapping[str, st
         return False
 
 
-def render_terminal(report: Report, *, verbose: bool = False, color: bool = False,
-                    width: int = 100) -> str:
+def render_terminal(report: Report, *, verbose: bool = False, color: bool = False, width: int = 100) -> str:
     """The report as text.  ``color=False`` (default) is plain ASCII marks and no
     escape codes; ``color=True`` renders symbols and ANSI colour through rich
     (``width`` only matters there: long lines are never wrapped, but rich needs one)."""
@@ -94,8 +94,9 @@ def render_terminal(report: Report, *, verbose: bool = False, color: bool = Fals
     return render_spans_with_rich(lines, width)
 
 
-def print_terminal(report: Report, *, verbose: bool = False, stream: Optional[TextIO] = None,
-                   color: Optional[bool] = None) -> None:
+def print_terminal(
+    report: Report, *, verbose: bool = False, stream: Optional[TextIO] = None, color: Optional[bool] = None
+) -> None:
     """Write the report to ``stream`` (stdout), colour decided by :func:`use_color`
     unless ``color`` forces it."""
     stream = sys.stdout if stream is None else stream
@@ -111,9 +112,18 @@ def render_spans_with_rich(lines: list[Line], width: int) -> str:
     from rich.text import Text
 
     buffer = io.StringIO()
-    console = Console(file=buffer, force_terminal=True, color_system="standard", width=width,
-                      no_color=False, highlight=False, emoji=False, markup=False,
-                      soft_wrap=True, legacy_windows=False)
+    console = Console(
+        file=buffer,
+        force_terminal=True,
+        color_system="standard",
+        width=width,
+        no_color=False,
+        highlight=False,
+        emoji=False,
+        markup=False,
+        soft_wrap=True,
+        legacy_windows=False,
+    )
     for line in lines:
         text = Text()
         for chunk, style in line:
@@ -123,6 +133,7 @@ def render_spans_with_rich(lines: list[Line], width: int) -> str:
 
 
 # ---------------------------------------------------------------- layout
+
 
 def layout(report: Report, *, verbose: bool, symbols: bool) -> list[Line]:
     """Every line of the report as styled spans (shared by both modes)."""
@@ -140,10 +151,12 @@ def layout(report: Report, *, verbose: bool, symbols: bool) -> list[Line]:
 
 
 def _header(report: Report, *, verbose: bool) -> list[Line]:
-    lines: list[Line] = [[
-        (f"gpudoctor {gpudoctor.__version__}", "bold"),
-        (f" — {source_description(report.source)}", ""),
-    ]]
+    lines: list[Line] = [
+        [
+            (f"gpudoctor {gpudoctor.__version__}", "bold"),
+            (f" — {source_description(report.source)}", ""),
+        ]
+    ]
     machine = report.machine or {}
     parts = machine_summary_parts(machine)
     if parts:
@@ -216,12 +229,14 @@ def _one_line(text: str) -> str:
 
 
 def _finding_lines(finding: Finding, indent: str, *, verbose: bool) -> list[Line]:
-    lines: list[Line] = [[
-        (indent, ""),
-        (f"{finding.severity.value}:", SEVERITY_STYLES[finding.severity]),
-        (f" {finding.message}", ""),
-        (f"  [{finding.code}]" if verbose and finding.code else "", "dim"),
-    ]]
+    lines: list[Line] = [
+        [
+            (indent, ""),
+            (f"{finding.severity.value}:", SEVERITY_STYLES[finding.severity]),
+            (f" {finding.message}", ""),
+            (f"  [{finding.code}]" if verbose and finding.code else "", "dim"),
+        ]
+    ]
     inner = indent + "  "
     if verbose:
         for line in finding.evidence:
@@ -251,9 +266,15 @@ def _footer(report: Report) -> list[Line]:
     flagged = [r for r in report.results if r.status in (Status.PROBLEM, Status.WARNING)]
     if flagged:
         example = next((r.code for r in flagged if r.status is Status.PROBLEM), flagged[0].code)
-        lines.append([(f"Run 'gpudoctor explain CODE' (e.g. 'gpudoctor explain {example}') "
-                       "for details.", "")])
+        lines.append([(f"Run 'gpudoctor explain CODE' (e.g. 'gpudoctor explain {example}') for details.", "")])
     if counts[Status.CRASHED.value]:
-        lines.append([("A crashed check is a gpudoctor bug, not a verdict on this machine; "
-                       "please report it with the -v output.", "magenta")])
+        lines.append(
+            [
+                (
+                    "A crashed check is a gpudoctor bug, not a verdict on this machine; "
+                    "please report it with the -v output.",
+                    "magenta",
+                )
+            ]
+        )
     return lines

@@ -18,22 +18,35 @@ def topology_json(topo: MachineTopology) -> dict[str, Any]:
     return {
         "gpus": [_gpu(gpu) for gpu in sorted(topo.gpus, key=lambda g: _sort_key(g.index))],
         "pairs": [
-            {"a": pair.a, "b": pair.b, "path": pair.path, "nvlinks": pair.nvlinks,
-             "path_source": pair.path_source, "p2p_read": pair.p2p_read, "p2p_source": pair.p2p_source}
+            {
+                "a": pair.a,
+                "b": pair.b,
+                "path": pair.path,
+                "nvlinks": pair.nvlinks,
+                "path_source": pair.path_source,
+                "p2p_read": pair.p2p_read,
+                "p2p_source": pair.p2p_source,
+            }
             for pair in sorted(topo.pairs, key=lambda p: (_sort_key(p.a), _sort_key(p.b)))
         ],
-        "nics": [{"label": nic.label, "name": nic.name, "nearest_gpus": sorted(nic.nearest_gpus, key=_sort_key)}
-                 for nic in topo.nics],
+        "nics": [
+            {"label": nic.label, "name": nic.name, "nearest_gpus": sorted(nic.nearest_gpus, key=_sort_key)}
+            for nic in topo.nics
+        ],
         # (GPU, "NIC0") -> "PIX" has a tuple key; as records it also reads better.
-        "gpu_nic_links": [{"gpu": gpu, "nic": nic, "path": path}
-                          for (gpu, nic), path in sorted(topo.nics_links.items(), key=lambda kv: _sort_key(kv[0]))],
-        "numa_nodes": {str(node): cpus for node, cpus in sorted(topo.numa_nodes.items(),
-                                                                key=lambda kv: _sort_key(kv[0]))},
+        "gpu_nic_links": [
+            {"gpu": gpu, "nic": nic, "path": path}
+            for (gpu, nic), path in sorted(topo.nics_links.items(), key=lambda kv: _sort_key(kv[0]))
+        ],
+        "numa_nodes": {
+            str(node): cpus for node, cpus in sorted(topo.numa_nodes.items(), key=lambda kv: _sort_key(kv[0]))
+        },
         "process_cpus": topo.process_cpus,
         "nvswitches": topo.nvswitches,
         "fabric_manager": topo.fabric_manager,
-        "fabric_states": {str(gpu): state for gpu, state in sorted(topo.fabric_states.items(),
-                                                                   key=lambda kv: _sort_key(kv[0]))},
+        "fabric_states": {
+            str(gpu): state for gpu, state in sorted(topo.fabric_states.items(), key=lambda kv: _sort_key(kv[0]))
+        },
         "sources": list(topo.sources),
     }
 
@@ -53,8 +66,14 @@ def _gpu(gpu: TopoGpu) -> dict[str, Any]:
 
 def _pcie(link: PcieLink | None) -> dict[str, Any]:
     link = link if link is not None else PcieLink()
-    return {"gen_current": link.gen_current, "gen_max": link.gen_max, "width_current": link.width_current,
-            "width_max": link.width_max, "source": link.source, "replay_count": link.replay_count}
+    return {
+        "gen_current": link.gen_current,
+        "gen_max": link.gen_max,
+        "width_current": link.width_current,
+        "width_max": link.width_max,
+        "source": link.source,
+        "replay_count": link.replay_count,
+    }
 
 
 def _nvlink(state: NvLinkState | None) -> dict[str, Any] | None:
@@ -65,8 +84,16 @@ def _nvlink(state: NvLinkState | None) -> dict[str, Any] | None:
         "total": state.total,
         "down": state.down,
         "source": state.source,
-        "ports": [{"link": port.link, "active": port.active, "version": port.version,
-                   "remote_bus_id": port.remote_bus_id, "remote_type": port.remote_type} for port in state.ports],
+        "ports": [
+            {
+                "link": port.link,
+                "active": port.active,
+                "version": port.version,
+                "remote_bus_id": port.remote_bus_id,
+                "remote_type": port.remote_type,
+            }
+            for port in state.ports
+        ],
     }
 
 

@@ -160,8 +160,11 @@ class _Drawing:
         return node if isinstance(node, int) and not isinstance(node, bool) else None
 
     def _near_gpus(self, nic: str, kinds: tuple[str, ...]) -> list[int]:
-        near = {gpu for (gpu, label), path in self.topo.nics_links.items()
-                if label == nic and path_kind(path) in kinds and gpu in self.gpu_set}
+        near = {
+            gpu
+            for (gpu, label), path in self.topo.nics_links.items()
+            if label == nic and path_kind(path) in kinds and gpu in self.gpu_set
+        }
         if kinds == NEAR:
             named = next((n for n in self.topo.nics if n.label == nic), None)
             near.update(g for g in (named.nearest_gpus if named else []) if g in self.gpu_set)
@@ -208,8 +211,9 @@ class _Drawing:
 
     def svg(self) -> str:
         if not self.gpus:
-            return self._document(480, TITLE_H + 40, [
-                _text(MARGIN, TITLE_H + 14, NO_TOPOLOGY, size=13, fill=COLORS["muted"])])
+            return self._document(
+                480, TITLE_H + 40, [_text(MARGIN, TITLE_H + 14, NO_TOPOLOGY, size=13, fill=COLORS["muted"])]
+            )
         boxes, unplaced = self._boxes()
         x = MARGIN
         top = TITLE_H
@@ -271,7 +275,7 @@ class _Drawing:
                 for gpu in unit.gpus:
                     self.gpu_xy[gpu] = (x, self.gpu_y)
                     x += GPU_W + GAP
-                nic_x = x if unit.gpus else x
+                nic_x = x
                 for j, nic in enumerate(unit.nics):
                     column, row = divmod(j, NIC_ROWS)
                     self.nic_xy[nic] = (nic_x + column * (NIC_W + 8), self.gpu_y + 4 + row * (NIC_H + 14))
@@ -293,7 +297,8 @@ class _Drawing:
                 + f'<rect x="{_n(box.x + BOX_PAD)}" y="{_n(top + CPU_TOP)}" width="{_n(inner)}" height="{CPU_H}" '
                 f'rx="4" fill="#e7f5ff" stroke="#74c0fc"><title>{_esc(label + ": " + cpus)}</title></rect>'
                 + _text(box.x + box.width / 2, top + CPU_TOP + 17, _fit(cpus, inner - 10), anchor="middle")
-                + "</g>")
+                + "</g>"
+            )
             for unit in box.units:
                 if unit.switch:
                     ux, uy = unit.x, top + UNIT_TOP
@@ -303,7 +308,9 @@ class _Drawing:
                         f'<rect x="{_n(ux)}" y="{_n(uy)}" width="{_n(unit.width)}" '
                         f'height="{_n(SWITCH_HEAD + GPU_H + SWITCH_PAD)}" rx="6" fill="none" stroke="#868e96" '
                         f'stroke-dasharray="5 3"/>'
-                        + _text(ux + 8, uy + 15, "PCIe switch", size=10, fill=COLORS["muted"]) + "</g>")
+                        + _text(ux + 8, uy + 15, "PCIe switch", size=10, fill=COLORS["muted"])
+                        + "</g>"
+                    )
         return out
 
     def _sys_links(self, boxes: list[_NumaBox], top: float) -> list[str]:
@@ -312,12 +319,16 @@ class _Drawing:
         y = top + CPU_TOP + CPU_H / 2
         for left, right in zip(known, known[1:]):
             x1, x2 = left.x + left.width - BOX_PAD, right.x + BOX_PAD
-            tip = (f"NUMA node {left.node} <-> NUMA node {right.node}: CPU interconnect (QPI/UPI/xGMI); "
-                   "SYS paths cross it")
-            out.append(f'<g data-link="cpu{left.node}-cpu{right.node}" data-kind="sys"><title>{_esc(tip)}</title>'
-                       f'<line x1="{_n(x1)}" y1="{_n(y)}" x2="{_n(x2)}" y2="{_n(y)}" stroke="{COLORS["sys"]}" '
-                       f'stroke-width="3" stroke-dasharray="2 3"/>'
-                       + _text((x1 + x2) / 2, y - 6, "SYS", size=10, fill=COLORS["sys"], anchor="middle") + "</g>")
+            tip = (
+                f"NUMA node {left.node} <-> NUMA node {right.node}: CPU interconnect (QPI/UPI/xGMI); SYS paths cross it"
+            )
+            out.append(
+                f'<g data-link="cpu{left.node}-cpu{right.node}" data-kind="sys"><title>{_esc(tip)}</title>'
+                f'<line x1="{_n(x1)}" y1="{_n(y)}" x2="{_n(x2)}" y2="{_n(y)}" stroke="{COLORS["sys"]}" '
+                f'stroke-width="3" stroke-dasharray="2 3"/>'
+                + _text((x1 + x2) / 2, y - 6, "SYS", size=10, fill=COLORS["sys"], anchor="middle")
+                + "</g>"
+            )
         return out
 
     def _pcie_links(self, boxes: list[_NumaBox], top: float) -> list[str]:
@@ -329,8 +340,19 @@ class _Drawing:
             for unit in box.units:
                 if unit.switch:
                     mid = unit.x + unit.width / 2
-                    out.append(_link(f"{unit.switch}-{cpu}", "pcie", mid, cpu_bottom, mid, unit_top,
-                                     COLORS["pcie"], 2.5, f"PCIe switch {unit.switch} to the CPU"))
+                    out.append(
+                        _link(
+                            f"{unit.switch}-{cpu}",
+                            "pcie",
+                            mid,
+                            cpu_bottom,
+                            mid,
+                            unit_top,
+                            COLORS["pcie"],
+                            2.5,
+                            f"PCIe switch {unit.switch} to the CPU",
+                        )
+                    )
                 upper = unit_top if unit.switch else cpu_bottom
                 for gpu in unit.gpus:
                     gx, gy = self.gpu_xy[gpu]
@@ -338,8 +360,19 @@ class _Drawing:
                 for nic in unit.nics:
                     nx, ny = self.nic_xy[nic]
                     label = clean(nic)
-                    out.append(_link(f"{label}-{unit.switch or cpu}", "pcie", nx + NIC_W / 2, upper, nx + NIC_W / 2,
-                                     ny, COLORS["pcie"], 1.5, f"{label} PCIe"))
+                    out.append(
+                        _link(
+                            f"{label}-{unit.switch or cpu}",
+                            "pcie",
+                            nx + NIC_W / 2,
+                            upper,
+                            nx + NIC_W / 2,
+                            ny,
+                            COLORS["pcie"],
+                            1.5,
+                            f"{label} PCIe",
+                        )
+                    )
         return out
 
     def _gpu_uplink(self, gpu: int, link_id: str, x: float, y1: float, y2: float) -> str:
@@ -348,8 +381,9 @@ class _Drawing:
         text = pcie_text(pcie)
         tip = f"GPU{gpu} PCIe " + (text or "link unknown")
         if pcie_narrow(pcie):
-            tip += (f": running on x{pcie.width_current} of x{pcie.width_max} lanes "
-                    "(reseat the card, check the riser/slot)")
+            tip += (
+                f": running on x{pcie.width_current} of x{pcie.width_max} lanes (reseat the card, check the riser/slot)"
+            )
             return _link(link_id, "pcie", x, y1, x, y2, COLORS["warn"], 3, tip, dashed=True, warn=True)
         return _link(link_id, "pcie", x, y1, x, y2, COLORS["pcie"], 2, tip)
 
@@ -426,15 +460,20 @@ class _Drawing:
                 f'{_n(x2)} {_n(y0)}" fill="none" stroke="{color}" stroke-width="{_n(stroke)}"{dash}/>'
                 f'<rect x="{_n(mx - label_w / 2)}" y="{_n(apex - 8)}" width="{_n(label_w)}" height="15" rx="3" '
                 f'fill="#ffffff" stroke="{color}"/>'
-                + _text(mx, apex + 3.5, label, size=10, anchor="middle", fill=color, weight="bold") + "</g>")
+                + _text(mx, apex + 3.5, label, size=10, anchor="middle", fill=color, weight="bold")
+                + "</g>"
+            )
         return out, deepest
 
     def _nvswitch(self, bar_y: float, fabric: str) -> list[str]:
         xs = [self.gpu_xy[g][0] for g in self.gpus]
         left, right = min(xs), max(xs) + GPU_W
         count = self.topo.nvswitches if isinstance(self.topo.nvswitches, int) else 0
-        label = (f"NVSwitch × {count}" if fabric == "present"
-                 else "NVSwitch (inferred: more NVLinks per GPU than direct links allow)")
+        label = (
+            f"NVSwitch × {count}"
+            if fabric == "present"
+            else "NVSwitch (inferred: more NVLinks per GPU than direct links allow)"
+        )
         if self.topo.fabric_manager:
             label += f" · fabric manager: {clean(self.topo.fabric_manager)}"
         out = []
@@ -456,15 +495,20 @@ class _Drawing:
             color = COLORS["warn"] if down else COLORS["nvlink"]
             mark = ' data-warning="nvlink-down"' if down else ""
             dash = ' stroke-dasharray="7 4"' if down else ""
-            out.append(f'<g data-link="{gpu}-nvswitch" data-kind="nvlink"{mark}><title>{_esc(tip)}</title>'
-                       f'<line x1="{_n(x)}" y1="{_n(y0)}" x2="{_n(x)}" y2="{_n(bar_y)}" stroke="{color}" '
-                       f'stroke-width="4"{dash}/>'
-                       + _text(x + 5, bar_y - 8, count_text, size=10, fill=color, weight="bold") + "</g>")
-        out.append(f'<g data-switch="nvswitch"><title>{_esc(label)}</title>'
-                   f'<rect x="{_n(left)}" y="{_n(bar_y)}" width="{_n(right - left)}" '
-                   f'height="28" rx="5" fill="#d3f9d8" stroke="{COLORS["nvlink"]}" stroke-width="2"/>'
-                   + _text((left + right) / 2, bar_y + 18, _fit(label, right - left - 10), anchor="middle",
-                           weight="bold") + "</g>")
+            out.append(
+                f'<g data-link="{gpu}-nvswitch" data-kind="nvlink"{mark}><title>{_esc(tip)}</title>'
+                f'<line x1="{_n(x)}" y1="{_n(y0)}" x2="{_n(x)}" y2="{_n(bar_y)}" stroke="{color}" '
+                f'stroke-width="4"{dash}/>'
+                + _text(x + 5, bar_y - 8, count_text, size=10, fill=color, weight="bold")
+                + "</g>"
+            )
+        out.append(
+            f'<g data-switch="nvswitch"><title>{_esc(label)}</title>'
+            f'<rect x="{_n(left)}" y="{_n(bar_y)}" width="{_n(right - left)}" '
+            f'height="28" rx="5" fill="#d3f9d8" stroke="{COLORS["nvlink"]}" stroke-width="2"/>'
+            + _text((left + right) / 2, bar_y + 18, _fit(label, right - left - 10), anchor="middle", weight="bold")
+            + "</g>"
+        )
         return out
 
     def _gpu(self, index: int) -> str:
@@ -500,15 +544,22 @@ class _Drawing:
         short_link = pcie_text(pcie).split(" (")[0] if link else "PCIe ?"
         if link and pcie_narrow(pcie):
             short_link += f" of x{pcie.width_max} !"
-        return (f'<g data-gpu="{index}"{mark}><title>{_esc(" | ".join(tip))}</title>'
-                f'<rect x="{_n(x)}" y="{_n(y)}" width="{GPU_W}" height="{GPU_H}" rx="5" fill="#ffffff" '
-                f'stroke="{stroke}" stroke-width="{2.5 if problems else 1.5}"/>'
-                + _text(x + 8, y + 16, f"GPU{index}", weight="bold", size=12)
-                + _text(x + 8, y + 31, _fit(short, GPU_W - 14))
-                + _text(x + 8, y + 46, _fit(bus, GPU_W - 14), family=MONO, size=10, fill=COLORS["muted"])
-                + _text(x + 8, y + 61, _fit(("PCIe " + short_link) if link else "PCIe unknown", GPU_W - 14),
-                        size=10, fill=COLORS["warn"] if pcie_narrow(pcie) else COLORS["muted"])
-                + "</g>")
+        return (
+            f'<g data-gpu="{index}"{mark}><title>{_esc(" | ".join(tip))}</title>'
+            f'<rect x="{_n(x)}" y="{_n(y)}" width="{GPU_W}" height="{GPU_H}" rx="5" fill="#ffffff" '
+            f'stroke="{stroke}" stroke-width="{2.5 if problems else 1.5}"/>'
+            + _text(x + 8, y + 16, f"GPU{index}", weight="bold", size=12)
+            + _text(x + 8, y + 31, _fit(short, GPU_W - 14))
+            + _text(x + 8, y + 46, _fit(bus, GPU_W - 14), family=MONO, size=10, fill=COLORS["muted"])
+            + _text(
+                x + 8,
+                y + 61,
+                _fit(("PCIe " + short_link) if link else "PCIe unknown", GPU_W - 14),
+                size=10,
+                fill=COLORS["warn"] if pcie_narrow(pcie) else COLORS["muted"],
+            )
+            + "</g>"
+        )
 
     def _nic(self, label: str) -> str:
         x, y = self.nic_xy[label]
@@ -520,19 +571,24 @@ class _Drawing:
         near = self._near_gpus(label, NEAR)
         if near:
             tip += ": near " + ", ".join(f"GPU{g}" for g in near)
-        return (f'<g data-nic="{_esc(shown)}"><title>{_esc(tip)}</title>'
-                f'<rect x="{_n(x)}" y="{_n(y)}" width="{NIC_W}" height="{NIC_H}" rx="4" fill="#fff4e6" '
-                f'stroke="#f08c00"/>'
-                + _text(x + NIC_W / 2, y + (11 if name else 17), _fit(shown, NIC_W - 6), size=9, weight="bold",
-                        anchor="middle")
-                + _text(x + NIC_W / 2, y + 22, _fit(name, NIC_W - 6), size=9, anchor="middle", family=MONO)
-                + "</g>")
+        return (
+            f'<g data-nic="{_esc(shown)}"><title>{_esc(tip)}</title>'
+            f'<rect x="{_n(x)}" y="{_n(y)}" width="{NIC_W}" height="{NIC_H}" rx="4" fill="#fff4e6" '
+            f'stroke="#f08c00"/>'
+            + _text(
+                x + NIC_W / 2, y + (11 if name else 17), _fit(shown, NIC_W - 6), size=9, weight="bold", anchor="middle"
+            )
+            + _text(x + NIC_W / 2, y + 22, _fit(name, NIC_W - 6), size=9, anchor="middle", family=MONO)
+            + "</g>"
+        )
 
     def _unplaced(self, nics: list[str], top: float) -> tuple[list[str], float]:
         width = len(nics) * (NIC_W + 8) - 8 + 2 * BOX_PAD
-        out = [f'<rect x="{MARGIN}" y="{_n(top)}" width="{_n(width)}" height="{_n(NIC_H + 40)}" rx="8" '
-               f'fill="#f8f9fa" stroke="#adb5bd"/>',
-               _text(MARGIN + BOX_PAD, top + 18, "NICs near no GPU's socket (or socket unknown)", weight="bold")]
+        out = [
+            f'<rect x="{MARGIN}" y="{_n(top)}" width="{_n(width)}" height="{_n(NIC_H + 40)}" rx="8" '
+            f'fill="#f8f9fa" stroke="#adb5bd"/>',
+            _text(MARGIN + BOX_PAD, top + 18, "NICs near no GPU's socket (or socket unknown)", weight="bold"),
+        ]
         for n, label in enumerate(nics):
             self.nic_xy[label] = (MARGIN + BOX_PAD + n * (NIC_W + 8), top + 28)
             out.append(self._nic(label))
@@ -540,16 +596,20 @@ class _Drawing:
 
     def _legend(self, top: float) -> tuple[list[str], float, float]:
         """The legend's parts, its bottom and its right edge."""
-        items = [("NVLink (NV# = links bonded)", COLORS["nvlink"], ""),
-                 ("PCIe", COLORS["pcie"], ""),
-                 ("CPU interconnect (SYS)", COLORS["sys"], "2 3"),
-                 ("down / degraded (hover for why)", COLORS["warn"], "7 4")]
+        items = [
+            ("NVLink (NV# = links bonded)", COLORS["nvlink"], ""),
+            ("PCIe", COLORS["pcie"], ""),
+            ("CPU interconnect (SYS)", COLORS["sys"], "2 3"),
+            ("down / degraded (hover for why)", COLORS["warn"], "7 4"),
+        ]
         out = ['<g data-legend="1">']
         x = MARGIN
         for text, color, dash in items:
             dash_attr = f' stroke-dasharray="{dash}"' if dash else ""
-            out.append(f'<line x1="{_n(x)}" y1="{_n(top + 8)}" x2="{_n(x + 26)}" y2="{_n(top + 8)}" stroke="{color}" '
-                       f'stroke-width="3"{dash_attr}/>' + _text(x + 32, top + 12, text, size=10))
+            out.append(
+                f'<line x1="{_n(x)}" y1="{_n(top + 8)}" x2="{_n(x + 26)}" y2="{_n(top + 8)}" stroke="{color}" '
+                f'stroke-width="3"{dash_attr}/>' + _text(x + 32, top + 12, text, size=10)
+            )
             x += 32 + len(text) * 6 + 24
         note = "Dashed boxes: PCIe switches (GPUs and NICs on PIX/PXB paths to each other). Hover for details."
         out.append(_text(MARGIN, top + 28, note, size=10, fill=COLORS["muted"]))
@@ -559,17 +619,40 @@ class _Drawing:
 
 # ---------------------------------------------------------------- small things
 
-def _link(link_id: str, kind: str, x1: float, y1: float, x2: float, y2: float, color: str, width: float,
-          tip: str, dashed: bool = False, warn: bool = False) -> str:
+
+def _link(
+    link_id: str,
+    kind: str,
+    x1: float,
+    y1: float,
+    x2: float,
+    y2: float,
+    color: str,
+    width: float,
+    tip: str,
+    dashed: bool = False,
+    warn: bool = False,
+) -> str:
     dash = ' stroke-dasharray="6 3"' if dashed else ""
     mark = ' data-warning="degraded"' if warn else ""
-    return (f'<g data-link="{_esc(link_id)}" data-kind="{kind}"{mark}><title>{_esc(tip)}</title>'
-            f'<line x1="{_n(x1)}" y1="{_n(y1)}" x2="{_n(x2)}" y2="{_n(y2)}" stroke="{color}" '
-            f'stroke-width="{_n(width)}"{dash}/></g>')
+    return (
+        f'<g data-link="{_esc(link_id)}" data-kind="{kind}"{mark}><title>{_esc(tip)}</title>'
+        f'<line x1="{_n(x1)}" y1="{_n(y1)}" x2="{_n(x2)}" y2="{_n(y2)}" stroke="{color}" '
+        f'stroke-width="{_n(width)}"{dash}/></g>'
+    )
 
 
-def _text(x: float, y: float, text: object, *, size: float = 11, weight: str | None = None,
-          fill: str | None = None, anchor: str | None = None, family: str | None = None) -> str:
+def _text(
+    x: float,
+    y: float,
+    text: object,
+    *,
+    size: float = 11,
+    weight: str | None = None,
+    fill: str | None = None,
+    anchor: str | None = None,
+    family: str | None = None,
+) -> str:
     attrs = f'x="{_n(x)}" y="{_n(y)}"'
     if size != 11:
         attrs += f' font-size="{_n(size)}"'

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import re
 import unicodedata
-from typing import Iterable
+from collections.abc import Iterable
 
 from gpudoctor.facts.topology_model import PATH_MEANING, MachineTopology, NvLinkState, PcieLink, nvlink_count
 
@@ -25,11 +25,27 @@ NO_TOPOLOGY = "no GPU topology known"
 
 # Nearest first, as nvidia-smi's legend; "NV#" stands for every NV<count>.
 KIND_ORDER = ("NV#", "PIX", "PXB", "PHB", "NODE", "SYS", "SOC")
-KIND_STYLES = {"NV#": "green", "PIX": "cyan", "PXB": "cyan", "PHB": "yellow", "NODE": "yellow",
-               "SYS": "red", "SOC": "red", "X": "dim", "?": "dim"}
+KIND_STYLES = {
+    "NV#": "green",
+    "PIX": "cyan",
+    "PXB": "cyan",
+    "PHB": "yellow",
+    "NODE": "yellow",
+    "SYS": "red",
+    "SOC": "red",
+    "X": "dim",
+    "?": "dim",
+}
 # What ``nvidia-smi topo -p2p`` statuses mean (the P2PMatrix docstring).
-P2P_MEANING = {"OK": "supported", "CNS": "chipset not supported", "GNS": "GPU not supported",
-               "TNS": "topology not supported", "NS": "not supported", "U": "unknown", "DI": "disabled by driver"}
+P2P_MEANING = {
+    "OK": "supported",
+    "CNS": "chipset not supported",
+    "GNS": "GPU not supported",
+    "TNS": "topology not supported",
+    "NS": "not supported",
+    "U": "unknown",
+    "DI": "disabled by driver",
+}
 WARN = "bold yellow"
 BAD = "bold red"
 SEP = "  "
@@ -37,6 +53,7 @@ MIN_WIDTH = 40
 
 
 # ---------------------------------------------------------------- helpers shared with the SVG renderer
+
 
 def clean(text: object) -> str:
     """One line of printable text: control and format characters (escape sequences, NULs, lone surrogates)
@@ -64,7 +81,7 @@ def nic_labels(topo: MachineTopology) -> list[str]:
 
 
 def path_kind(path: str | None) -> str | None:
-    """"NV#" for any NVLink path, the topo -m word for a known PCIe/CPU path, None for anything else."""
+    """ "NV#" for any NVLink path, the topo -m word for a known PCIe/CPU path, None for anything else."""
     if nvlink_count(path) is not None:
         return "NV#"
     word = (path or "").strip().upper()
@@ -72,15 +89,14 @@ def path_kind(path: str | None) -> str | None:
 
 
 def form_factor_label(form_factor: str | None) -> str:
-    """"SXM" / "PCIe" as people write them; anything else as given."""
+    """ "SXM" / "PCIe" as people write them; anything else as given."""
     text = clean(form_factor)
     return {"sxm": "SXM", "pcie": "PCIe"}.get(text.lower(), text)
 
 
 def pcie_narrow(link: PcieLink | None) -> bool:
     """Running on fewer lanes than the link supports: a bad seat, riser or slot, never an idle-time saving."""
-    return bool(link and _num(link.width_current) and _num(link.width_max)
-                and link.width_current < link.width_max)
+    return bool(link and _num(link.width_current) and _num(link.width_max) and link.width_current < link.width_max)
 
 
 def pcie_slow(link: PcieLink | None) -> bool:
@@ -89,7 +105,7 @@ def pcie_slow(link: PcieLink | None) -> bool:
 
 
 def pcie_text(link: PcieLink | None) -> str | None:
-    """"Gen4 x16 (max Gen4 x16)"; None when nothing about the link is known."""
+    """ "Gen4 x16 (max Gen4 x16)"; None when nothing about the link is known."""
     if link is None or all(v is None for v in (link.gen_current, link.gen_max, link.width_current, link.width_max)):
         return None
     now = f"Gen{_q(link.gen_current)} x{_q(link.width_current)}"
@@ -99,7 +115,7 @@ def pcie_text(link: PcieLink | None) -> str | None:
 
 
 def nvlink_text(state: NvLinkState | None) -> str | None:
-    """"18/18 active" or "16/18 active, down: 3, 7"; None when nobody reported NVLinks."""
+    """ "18/18 active" or "16/18 active, down: 3, 7"; None when nobody reported NVLinks."""
     if state is None:
         return None
     if state.total == 0:
@@ -110,6 +126,7 @@ def nvlink_text(state: NvLinkState | None) -> str | None:
 
 
 # ---------------------------------------------------------------- rendering
+
 
 def _affinity_cell(cpus: str | None) -> str:
     # nvidia-smi prints the cell empty when none of the caller's CPUs (a Slurm or container cgroup) is near
@@ -153,6 +170,7 @@ def layout(topo: MachineTopology, width: int) -> list[Line]:
 
 # ---------------------------------------------------------------- the matrix
 
+
 class _Column:
     def __init__(self, header: str, cells: list[str], styles: list[str]):
         self.header, self.cells, self.styles = header, cells, styles
@@ -170,8 +188,9 @@ def _matrix(topo: MachineTopology, gpus: list[int], nics: list[str], width: int)
         return _Column(header, cells, [KIND_STYLES.get(path_kind(cell) or cell, "") for cell in cells])
 
     gpu_columns = [path_column(f"GPU{b}", ["X" if a == b else _pair_path(topo, a, b) for a in gpus]) for b in gpus]
-    nic_columns = [path_column(_cut(clean(nic), longest), [topo.nics_links.get((a, nic)) or "?" for a in gpus])
-                   for nic in nics]
+    nic_columns = [
+        path_column(_cut(clean(nic), longest), [topo.nics_links.get((a, nic)) or "?" for a in gpus]) for nic in nics
+    ]
     by_index = {gpu.index: gpu for gpu in topo.gpus}
     affinity = [_cut(_affinity_cell(getattr(by_index.get(a), "cpu_affinity", None)), longest) for a in gpus]
     numa = [_cut(clean(_q(getattr(by_index.get(a), "numa_node", None))), longest) for a in gpus]
@@ -193,8 +212,11 @@ def _matrix(topo: MachineTopology, gpus: list[int], nics: list[str], width: int)
         for row, label in enumerate(labels):
             line: Line = [(label.ljust(label_width), "bold")]
             for column in block:
-                line += [(SEP, ""), (column.cells[row], column.styles[row]),
-                         (" " * (column.width - len(column.cells[row])), "")]
+                line += [
+                    (SEP, ""),
+                    (column.cells[row], column.styles[row]),
+                    (" " * (column.width - len(column.cells[row])), ""),
+                ]
             lines.append(line)
     return lines
 
@@ -208,7 +230,7 @@ def _pack(columns: list[_Column], fits) -> list[list[_Column]]:
         else:
             greedy.append([column])
     size = -(-len(columns) // max(len(greedy), 1))
-    even = [columns[start:start + size] for start in range(0, len(columns), size)] if columns else []
+    even = [columns[start : start + size] for start in range(0, len(columns), size)] if columns else []
     return even if len(even) == len(greedy) and all(fits(block) for block in even) else greedy
 
 
@@ -233,6 +255,7 @@ def _legend(topo: MachineTopology, gpus: list[int], nics: list[str]) -> list[Lin
 
 
 # ---------------------------------------------------------------- what the matrix cannot show
+
 
 def _gpu_lines(topo: MachineTopology, gpus: list[int]) -> list[Line]:
     by_index = {gpu.index: gpu for gpu in topo.gpus}
@@ -283,8 +306,14 @@ def _nic_lines(topo: MachineTopology, nics: list[str]) -> list[Line]:
         return []
     by_label = {nic.label: nic for nic in topo.nics}
     label_width = max(len(clean(label)) for label in nics)
-    name_width = max([len(clean(getattr(by_label.get(label), "name", None))) for label in nics
-                      if clean(getattr(by_label.get(label), "name", None)) != clean(label)] + [0])
+    name_width = max(
+        [
+            len(clean(getattr(by_label.get(label), "name", None)))
+            for label in nics
+            if clean(getattr(by_label.get(label), "name", None)) != clean(label)
+        ]
+        + [0]
+    )
     lines: list[Line] = [[], [("NICs:", "bold")]]
     for label in nics:
         nic = by_label.get(label)
@@ -292,8 +321,9 @@ def _nic_lines(topo: MachineTopology, nics: list[str]) -> list[Line]:
         name = "" if name == clean(label) else name  # old drivers label the columns by name already
         near = sorted(nic.nearest_gpus) if nic is not None else []
         line: Line = [("  ", ""), (clean(label).ljust(label_width), "bold"), ("  " + name.ljust(name_width), "")]
-        line.append(("  near " + ", ".join(f"GPU{g}" for g in near) if near else "  near no GPU",
-                     "" if near else "dim"))
+        line.append(
+            ("  near " + ", ".join(f"GPU{g}" for g in near) if near else "  near no GPU", "" if near else "dim")
+        )
         lines.append(line)
     return lines
 
@@ -310,12 +340,16 @@ def _machine_lines(topo: MachineTopology, gpus: list[int]) -> list[Line]:
         if len(states) == 1 and len(topo.fabric_states) == len(gpus):
             text = f"{states.pop()} on all {_plural(len(gpus), 'GPU')}"
         else:
-            text = ", ".join(f"GPU{gpu} {clean(state)}"
-                             for gpu, state in sorted(topo.fabric_states.items(), key=lambda kv: _natural(str(kv[0]))))
+            text = ", ".join(
+                f"GPU{gpu} {clean(state)}"
+                for gpu, state in sorted(topo.fabric_states.items(), key=lambda kv: _natural(str(kv[0])))
+            )
         lines.append([("GPU fabric state: ", "bold"), (text, "")])
     if topo.numa_nodes:
-        nodes = "; ".join(f"{clean(node)}: CPUs {clean(cpus) or '?'}"
-                          for node, cpus in sorted(topo.numa_nodes.items(), key=lambda kv: _natural(str(kv[0]))))
+        nodes = "; ".join(
+            f"{clean(node)}: CPUs {clean(cpus) or '?'}"
+            for node, cpus in sorted(topo.numa_nodes.items(), key=lambda kv: _natural(str(kv[0])))
+        )
         lines.append([("NUMA nodes: ", "bold"), (nodes, "")])
     if topo.process_cpus:
         lines.append([("This process may run on CPUs: ", "bold"), (clean(topo.process_cpus), "")])
@@ -338,6 +372,7 @@ def _p2p_lines(topo: MachineTopology) -> list[Line]:
 
 
 # ---------------------------------------------------------------- small things
+
 
 def _wrap(line: Line, width: int) -> list[Line]:
     """Break a too-long line at spaces, keeping each word's style; continuation lines indented."""
@@ -394,8 +429,10 @@ def _plural(count: int, word: str) -> str:
 def _natural(label: str) -> tuple:
     # NIC2 before NIC10.
     # ASCII digits only: "²" is a digit to str.isdigit() but not to int().
-    return tuple((0, int(part), "") if part.isascii() and part.isdigit() else (1, 0, part)
-                 for part in re.split(r"([0-9]+)", str(label)))
+    return tuple(
+        (0, int(part), "") if part.isascii() and part.isdigit() else (1, 0, part)
+        for part in re.split(r"([0-9]+)", str(label))
+    )
 
 
 def _unique(items: Iterable[str]) -> list[str]:

@@ -11,7 +11,7 @@ import tarfile
 
 import pytest
 
-from tests.conftest import real_fixtures_dir
+from tests.helpers.fixtures import real_fixtures_dir
 
 HEAVY_MODULES = ("rich", "pynvml", "psutil", "torch", "tensorflow", "packaging", "distro")
 
@@ -20,8 +20,14 @@ def gpudoctor(*args: str, env: dict | None = None, cwd: str | None = None, timeo
     full_env = dict(os.environ)
     full_env.pop("NO_COLOR", None)
     full_env.update(env or {})
-    return subprocess.run([sys.executable, "-m", "gpudoctor", *args], capture_output=True, text=True,
-                          env=full_env, cwd=cwd, timeout=timeout)
+    return subprocess.run(
+        [sys.executable, "-m", "gpudoctor", *args],
+        capture_output=True,
+        text=True,
+        env=full_env,
+        cwd=cwd,
+        timeout=timeout,
+    )
 
 
 def as_json(result) -> dict:
@@ -41,6 +47,7 @@ def fixture(path: str) -> pathlib.Path:
 
 
 # --- speed contract: --version and --help import nothing heavy ------------------------------------
+
 
 @pytest.mark.parametrize("argv", [["--version"], ["--help"], ["check", "--help"]])
 def test_version_and_help_import_nothing_heavy(argv):
@@ -65,15 +72,19 @@ def test_version_output():
 
 # --- bad input: one line, exit 2 -------------------------------------------------------------------
 
-@pytest.mark.parametrize("argv", [
-    ["check", "--min-compute-capability", "eight"],
-    ["check", "--min-gpus", "0"],
-    ["check", "--timeout", "-1"],
-    ["check", "--select", "NOSUCHCHECK"],
-    ["check", "--from", "/nonexistent/snapshot"],
-    ["explain", "XYZ999"],
-    ["frobnicate"],
-])
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["check", "--min-compute-capability", "eight"],
+        ["check", "--min-gpus", "0"],
+        ["check", "--timeout", "-1"],
+        ["check", "--select", "NOSUCHCHECK"],
+        ["check", "--from", "/nonexistent/snapshot"],
+        ["explain", "XYZ999"],
+        ["frobnicate"],
+    ],
+)
 def test_bad_usage_is_one_line_and_exit_2(argv):
     result = gpudoctor(*argv)
     assert result.returncode == 2, (result.stdout, result.stderr)
@@ -89,6 +100,7 @@ def test_corrupt_archive_is_one_line_and_exit_2(tmp_path):
         data = b"No devices were found\n" * 200
         info.size = len(data)
         import io
+
         archive.addfile(info, io.BytesIO(data))
     broken.write_bytes(good.read_bytes()[:60])  # truncated mid-stream
     result = gpudoctor("check", "--from", str(broken))
@@ -112,6 +124,7 @@ def test_directory_without_evidence_is_exit_2(tmp_path):
 
 
 # --- live check on this machine --------------------------------------------------------------------
+
 
 def test_live_check_json_follows_the_schema():
     jsonschema = pytest.importorskip("jsonschema")
@@ -149,6 +162,7 @@ def test_select_and_ignore():
 
 # --- snapshots -------------------------------------------------------------------------------------
 
+
 @pytest.mark.parametrize("name", ["snap", "snap.tar.gz"])
 def test_collect_then_check_from_gives_the_same_verdicts(tmp_path, name):
     target = tmp_path / name
@@ -168,9 +182,20 @@ def test_snapshot_manifest_records_every_command(tmp_path):
     assert gpudoctor("collect", "-o", str(target)).returncode == 0
     manifest = json.loads((target / "manifest.json").read_text())
     sources = manifest["sources"]
-    for name in ("nvidia-smi-q-x.xml", "nvidia-smi.txt", "nvidia-smi-topo-m.txt", "proc-driver-nvidia-version.txt",
-                 "nvcc-version.txt", "ldconfig-p.txt", "lspci.txt", "os-release", "uname.txt", "dmesg-nvidia.txt",
-                 "nvml.json", "env.json"):
+    for name in (
+        "nvidia-smi-q-x.xml",
+        "nvidia-smi.txt",
+        "nvidia-smi-topo-m.txt",
+        "proc-driver-nvidia-version.txt",
+        "nvcc-version.txt",
+        "ldconfig-p.txt",
+        "lspci.txt",
+        "os-release",
+        "uname.txt",
+        "dmesg-nvidia.txt",
+        "nvml.json",
+        "env.json",
+    ):
         assert name in sources, name
     for name, entry in sources.items():
         assert set(entry) >= {"argv", "exit_code", "stderr", "duration_s", "timed_out", "error"}, name
@@ -193,8 +218,13 @@ def test_collect_never_overwrites_without_force(tmp_path):
 def test_env_snapshot_keeps_secrets_out(tmp_path):
     target = tmp_path / "snap"
     secret = "s3cr3t-value-that-must-not-leak"
-    env = {"NVIDIA_API_KEY": secret, "HF_TOKEN": secret, "AWS_SECRET_ACCESS_KEY": secret,
-           "CUDA_VISIBLE_DEVICES": "0", "KUBERNETES_SERVICE_HOST": "10.0.0.1"}
+    env = {
+        "NVIDIA_API_KEY": secret,
+        "HF_TOKEN": secret,
+        "AWS_SECRET_ACCESS_KEY": secret,
+        "CUDA_VISIBLE_DEVICES": "0",
+        "KUBERNETES_SERVICE_HOST": "10.0.0.1",
+    }
     assert gpudoctor("collect", "-o", str(target), env=env).returncode == 0
     for path in target.iterdir():
         assert secret not in path.read_text(errors="replace"), path.name
@@ -218,6 +248,7 @@ def test_hand_made_directory_with_one_file(tmp_path):
 
 # --- diagnosing real captured outputs (a maintainer's view) -----------------------------------------
 
+
 def test_single_xml_file_a100_mig():
     source = fixture("A/telegraf-a100-sxm4-80gb-535.54.03-v12.txt")
     report = as_json(gpudoctor("check", "--format", "json", "--from", str(source)))
@@ -231,11 +262,39 @@ def test_single_xml_file_a100_mig():
 
 def test_single_xml_file_gates():
     source = str(fixture("A/telegraf-a100-sxm4-80gb-535.54.03-v12.txt"))
-    ok_run = gpudoctor("check", "--format", "json", "--from", source, "--select", "GATE",
-                       "--min-compute-capability", "8.0", "--cuda", "12.2", "--min-driver", "535", "--min-gpu-memory", "40")
+    ok_run = gpudoctor(
+        "check",
+        "--format",
+        "json",
+        "--from",
+        source,
+        "--select",
+        "GATE",
+        "--min-compute-capability",
+        "8.0",
+        "--cuda",
+        "12.2",
+        "--min-driver",
+        "535",
+        "--min-gpu-memory",
+        "40",
+    )
     assert ok_run.returncode == 0, ok_run.stdout
-    failing = gpudoctor("check", "--format", "json", "--from", source, "--select", "GATE",
-                        "--min-gpus", "2", "--cuda", "13.0", "--min-compute-capability", "9.0")
+    failing = gpudoctor(
+        "check",
+        "--format",
+        "json",
+        "--from",
+        source,
+        "--select",
+        "GATE",
+        "--min-gpus",
+        "2",
+        "--cuda",
+        "13.0",
+        "--min-compute-capability",
+        "9.0",
+    )
     assert failing.returncode == 1
     verdicts = statuses(as_json(failing))
     assert verdicts["GATE002"] == verdicts["GATE006"] == verdicts["GATE003"] == "problem"
@@ -263,6 +322,7 @@ def test_markdown_is_redacted(tmp_path):
 
 # --- JUnit output and the overwrite rule -----------------------------------------------------------
 
+
 def test_junit_xml_written_and_never_clobbers_foreign_files(tmp_path):
     junit = tmp_path / "report.xml"
     first = gpudoctor("check", "--junit-xml", str(junit))
@@ -279,6 +339,7 @@ def test_junit_xml_written_and_never_clobbers_foreign_files(tmp_path):
 
 # --- a hanging nvidia-smi costs at most the timeout --------------------------------------------------
 
+
 def test_hanging_nvidia_smi_is_stopped_and_reported(tmp_path):
     # A test double on PATH: the real failure (a driver stuck after an Xid) can't be produced on demand.
     fake = tmp_path / "nvidia-smi"
@@ -294,6 +355,7 @@ def test_hanging_nvidia_smi_is_stopped_and_reported(tmp_path):
 
 
 # --- explain / list-checks -------------------------------------------------------------------------
+
 
 def test_list_checks_and_explain_every_code():
     rows = json.loads(gpudoctor("list-checks", "--format", "json").stdout)

@@ -14,7 +14,7 @@ import sys
 
 import pytest
 
-from tests.conftest import real_fixtures_dir
+from tests.helpers.fixtures import real_fixtures_dir
 
 GPUDOCTOR = [sys.executable, "-m", "gpudoctor"]
 
@@ -27,8 +27,9 @@ def _fixture(name: str):
 
 
 def _check_json(path) -> tuple[int, dict]:
-    proc = subprocess.run([*GPUDOCTOR, "check", "--from", str(path), "--format", "json"],
-                          capture_output=True, text=True, timeout=120)
+    proc = subprocess.run(
+        [*GPUDOCTOR, "check", "--from", str(path), "--format", "json"], capture_output=True, text=True, timeout=120
+    )
     assert proc.returncode in (0, 1), proc.stderr
     return proc.returncode, json.loads(proc.stdout)
 
@@ -72,7 +73,8 @@ def test_conda_cpu_only_build_on_two_rtx3090():
 
 def test_windows_cpu_build_on_rtx4080_laptop():
     code, report = _check_json(
-        _fixture("E/pytorch-122924-windows-conda-cpu-build-rtx4080-laptop-collect_env-UNCONFIRMED.txt"))
+        _fixture("E/pytorch-122924-windows-conda-cpu-build-rtx4080-laptop-collect_env-UNCONFIRMED.txt")
+    )
     assert code == 1
     build = _result(report, "TORCH002")
     assert build["status"] == "problem"
@@ -82,7 +84,9 @@ def test_windows_cpu_build_on_rtx4080_laptop():
 
 
 def test_sectioned_collect_env_of_a_healthy_h20():
-    code, report = _check_json(_fixture("E/vllm-omni-241-new-sectioned-collect_env-format-h20-excerpt-UNCONFIRMED.txt"))
+    _code, report = _check_json(
+        _fixture("E/vllm-omni-241-new-sectioned-collect_env-format-h20-excerpt-UNCONFIRMED.txt")
+    )
     torch_results = [r for r in report["results"] if r["code"].startswith("TORCH")]
     assert [r["status"] for r in torch_results if r["status"] not in ("ok", "not_applicable")] == []
     assert _result(report, "TORCH001")["data"]["version"] == "2.8.0+cu128"
@@ -99,7 +103,7 @@ def test_tensorflow_and_cuda_libraries_not_on_the_loader_path():
 
 
 def test_tensorflow_missing_cuda_10_runtime():
-    code, report = _check_json(_fixture("F/faceswap-1004-libcudart.so.10.0-cuda-not-installed-correctly.txt"))
+    _code, report = _check_json(_fixture("F/faceswap-1004-libcudart.so.10.0-cuda-not-installed-correctly.txt"))
     tf = _result(report, "TF002")
     assert tf["status"] == "problem"
     assert "libcudart.so.10.0" in tf["findings"][0]["message"]
@@ -107,16 +111,29 @@ def test_tensorflow_missing_cuda_10_runtime():
 
 def test_a_script_printout_is_not_taken_for_a_tensorflow_log():
     # tensorflow/tensorflow#60237 is a user's own print-out ("GPU is NOT AVAILABLE"): nothing to parse.
-    proc = subprocess.run([*GPUDOCTOR, "check", "--from",
-                           str(_fixture("F/tf-60237-tf2.12-windows-native-gpu-not-available.txt"))],
-                          capture_output=True, text=True, timeout=120)
+    proc = subprocess.run(
+        [*GPUDOCTOR, "check", "--from", str(_fixture("F/tf-60237-tf2.12-windows-native-gpu-not-available.txt"))],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert proc.returncode == 2
     assert proc.stderr.count("\n") == 1 and "cannot tell what" in proc.stderr
 
 
 def test_collect_env_markdown_is_pasteable():
-    proc = subprocess.run([*GPUDOCTOR, "check", "--from",
-                           str(_fixture("E/pytorch-150733-rtx5090d-sm120-cu126-collect_env-excerpt.txt")),
-                           "--format", "markdown"], capture_output=True, text=True, timeout=120)
+    proc = subprocess.run(
+        [
+            *GPUDOCTOR,
+            "check",
+            "--from",
+            str(_fixture("E/pytorch-150733-rtx5090d-sm120-cu126-collect_env-excerpt.txt")),
+            "--format",
+            "markdown",
+        ],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert proc.returncode == 1
     assert "TORCH004" in proc.stdout and "download.pytorch.org/whl/cu12" in proc.stdout

@@ -21,9 +21,22 @@ def plugin_path(tmp_path_factory) -> str:
     # Build from a copy so the source tree gets no build/ or egg-info droppings.
     shutil.copytree(PLUGIN_SOURCE, build, dirs_exist_ok=True)
     result = subprocess.run(
-        [sys.executable, "-m", "pip", "install", "--quiet", "--no-deps",
-         "--disable-pip-version-check", "--target", str(target), str(build)],
-        capture_output=True, text=True, timeout=300)
+        [
+            sys.executable,
+            "-m",
+            "pip",
+            "install",
+            "--quiet",
+            "--no-deps",
+            "--disable-pip-version-check",
+            "--target",
+            str(target),
+            str(build),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
     if result.returncode != 0:
         pytest.fail(f"could not install the example plugin: {result.stderr[-2000:]}")
     return str(target)
@@ -31,8 +44,9 @@ def plugin_path(tmp_path_factory) -> str:
 
 def run(plugin_path: str, *args: str):
     env = dict(os.environ, PYTHONPATH=os.pathsep.join(filter(None, [plugin_path, os.environ.get("PYTHONPATH")])))
-    return subprocess.run([sys.executable, "-m", "gpudoctor", *args], capture_output=True, text=True, env=env,
-                          timeout=120)
+    return subprocess.run(
+        [sys.executable, "-m", "gpudoctor", *args], capture_output=True, text=True, env=env, timeout=120
+    )
 
 
 def test_plugin_check_is_listed_and_explained(plugin_path):

@@ -24,8 +24,9 @@ def test_text_shows_the_matrix_nics_and_the_checks():
 
 def test_json_carries_the_structured_topology_and_follows_the_schema():
     jsonschema = pytest.importorskip("jsonschema")
-    result = gpudoctor("topo", "--from", str(fixture("B/nccl-1439-8gpu-pcie-pix-phb-sys-2socket.txt")),
-                       "--format", "json")
+    result = gpudoctor(
+        "topo", "--from", str(fixture("B/nccl-1439-8gpu-pcie-pix-phb-sys-2socket.txt")), "--format", "json"
+    )
     assert result.returncode == 0, result.stderr
     report = as_json(result)
     jsonschema.validate(report, as_json(gpudoctor("schema")))
@@ -34,8 +35,13 @@ def test_json_carries_the_structured_topology_and_follows_the_schema():
     assert [gpu["numa_node"] for gpu in topo["gpus"]] == [0, 0, 0, 0, 1, 1, 1, 1]
     paths = {(p["a"], p["b"]): p["path"] for p in topo["pairs"]}
     assert paths[(0, 1)] == "PIX" and paths[(0, 2)] == "PHB" and paths[(3, 4)] == "SYS"
-    assert statuses(report) == {"TOPO001": "not_applicable", "TOPO002": "warning", "TOPO003": "not_applicable",
-                                "TOPO004": "not_applicable", "TOPO005": "ok"}
+    assert statuses(report) == {
+        "TOPO001": "not_applicable",
+        "TOPO002": "warning",
+        "TOPO003": "not_applicable",
+        "TOPO004": "not_applicable",
+        "TOPO005": "ok",
+    }
 
 
 def test_svg_is_written_once_and_never_overwritten_without_force(tmp_path):
@@ -64,8 +70,9 @@ def test_svg_to_stdout():
     assert links and links[0].get("data-kind") == "nvlink"
 
 
-@pytest.mark.parametrize("argv", [["topo", "--from", "/nonexistent/snapshot"], ["topo", "--format", "yaml"],
-                                  ["topo", "--timeout", "0"]])
+@pytest.mark.parametrize(
+    "argv", [["topo", "--from", "/nonexistent/snapshot"], ["topo", "--format", "yaml"], ["topo", "--timeout", "0"]]
+)
 def test_bad_usage_is_one_line_and_exit_2(argv):
     result = gpudoctor(*argv)
     assert result.returncode == 2, (result.stdout, result.stderr)

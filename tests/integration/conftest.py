@@ -23,8 +23,10 @@ import pytest
 def framework_python() -> str:
     path = os.environ.get("GPUDOCTOR_FRAMEWORK_PYTHON")
     if not path:
-        pytest.skip("GPUDOCTOR_FRAMEWORK_PYTHON is not set: run scripts/setup-framework-venv.sh and point it at "
-                    "that venv's bin/python (scripts/test.sh does both)")
+        pytest.skip(
+            "GPUDOCTOR_FRAMEWORK_PYTHON is not set: run scripts/setup-framework-venv.sh and point it at "
+            "that venv's bin/python (scripts/test.sh does both)"
+        )
     if not (os.path.isfile(path) and os.access(path, os.X_OK)):
         pytest.skip(f"GPUDOCTOR_FRAMEWORK_PYTHON={path} is not an executable (run scripts/setup-framework-venv.sh)")
     return path
@@ -35,11 +37,17 @@ class SyntheticVenv:
 
     def __init__(self, root: pathlib.Path) -> None:
         self.root = root
-        subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(root)], check=True, timeout=120,
-                       capture_output=True)
+        subprocess.run(
+            [sys.executable, "-m", "venv", "--without-pip", str(root)], check=True, timeout=120, capture_output=True
+        )
         self.python = str(root / "bin" / "python")
-        purelib = subprocess.run([self.python, "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
-                                 check=True, timeout=60, capture_output=True, text=True).stdout.strip()
+        purelib = subprocess.run(
+            [self.python, "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
+            check=True,
+            timeout=60,
+            capture_output=True,
+            text=True,
+        ).stdout.strip()
         self.site_packages = pathlib.Path(purelib)
 
     def add_package(self, name: str, init_source: str) -> pathlib.Path:
@@ -50,13 +58,15 @@ class SyntheticVenv:
         (package / "__init__.py").write_text(source, encoding="utf-8")
         return package
 
-    def add_dist_info(self, dist_dir_name: str, name: str, version: str, files: dict[str, str] | None = None
-                      ) -> pathlib.Path:
+    def add_dist_info(
+        self, dist_dir_name: str, name: str, version: str, files: dict[str, str] | None = None
+    ) -> pathlib.Path:
         """A metadata directory as pip writes it (METADATA, INSTALLER, ...), for a synthetic distribution."""
         directory = self.site_packages / dist_dir_name
         directory.mkdir(parents=True, exist_ok=True)
-        (directory / "METADATA").write_text(f"Metadata-Version: 2.1\nName: {name}\nVersion: {version}\n"
-                                            "Summary: synthetic\n", encoding="utf-8")
+        (directory / "METADATA").write_text(
+            f"Metadata-Version: 2.1\nName: {name}\nVersion: {version}\nSummary: synthetic\n", encoding="utf-8"
+        )
         for file_name, text in (files or {}).items():
             (directory / file_name).write_text(text, encoding="utf-8")
         return directory

@@ -79,11 +79,14 @@ def test_a_python_without_frameworks_is_named(tmp_path):
     assert "not installed: PyTorch, TensorFlow, JAX, CuPy" in proc.stdout
 
 
-@pytest.mark.parametrize("args,needle", [
-    (("check", "--python", "/nonexistent/python"), "--python /nonexistent/python"),
-    (("check", "--frameworks", "torch,mxnet"), "'mxnet' is not one of"),
-    (("check", "--probe-timeout", "0"), "must be greater than 0"),
-])
+@pytest.mark.parametrize(
+    "args,needle",
+    [
+        (("check", "--python", "/nonexistent/python"), "--python /nonexistent/python"),
+        (("check", "--frameworks", "torch,mxnet"), "'mxnet' is not one of"),
+        (("check", "--probe-timeout", "0"), "must be greater than 0"),
+    ],
+)
 def test_bad_probe_options_are_one_line_and_exit_2(args, needle):
     proc = _gpudoctor(*args)
     assert proc.returncode == 2

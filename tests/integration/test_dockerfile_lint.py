@@ -42,11 +42,13 @@ def test_golden_dockerfiles_exist():
 @pytest.mark.parametrize("path", GOLDEN, ids=[p.name for p in GOLDEN])
 def test_hadolint_finds_no_error_and_no_warning(path):
     binary = hadolint()
-    strict = subprocess.run([binary, "--failure-threshold", "error", str(path)], capture_output=True, text=True,
-                            timeout=60)
+    strict = subprocess.run(
+        [binary, "--failure-threshold", "error", str(path)], capture_output=True, text=True, timeout=60
+    )
     assert strict.returncode == 0, strict.stdout + strict.stderr
-    report = subprocess.run([binary, "--format", "json", "--no-fail", str(path)], capture_output=True, text=True,
-                            timeout=60)
+    report = subprocess.run(
+        [binary, "--format", "json", "--no-fail", str(path)], capture_output=True, text=True, timeout=60
+    )
     findings = json.loads(report.stdout or "[]")
     serious = [f for f in findings if f.get("level") in ("error", "warning")]
     assert serious == [], serious
@@ -61,15 +63,20 @@ def test_every_ignore_is_documented_and_explained(path):
             continue
         assert set(found.group(1).split(",")) <= DOCUMENTED_IGNORES, line
         assert number > 0 and lines[number - 1].startswith("# ") and "hadolint" not in lines[number - 1], (
-            f"{path.name}:{number + 1}: an ignore needs a comment line above it saying why")
+            f"{path.name}:{number + 1}: an ignore needs a comment line above it saying why"
+        )
 
 
 def test_hadolint_really_flags_an_unpinned_apt_install(tmp_path):
     # The lint is only proof if it can fail: the same apt line without the documented ignore is flagged.
     binary = hadolint()
     sample = tmp_path / "Dockerfile"
-    sample.write_text("FROM ubuntu:24.04\nRUN apt-get update && apt-get install -y --no-install-recommends curl "
-                      "&& rm -rf /var/lib/apt/lists/*\n", encoding="utf-8")
-    report = subprocess.run([binary, "--format", "json", "--no-fail", str(sample)], capture_output=True, text=True,
-                            timeout=60)
+    sample.write_text(
+        "FROM ubuntu:24.04\nRUN apt-get update && apt-get install -y --no-install-recommends curl "
+        "&& rm -rf /var/lib/apt/lists/*\n",
+        encoding="utf-8",
+    )
+    report = subprocess.run(
+        [binary, "--format", "json", "--no-fail", str(sample)], capture_output=True, text=True, timeout=60
+    )
     assert "DL3008" in {finding["code"] for finding in json.loads(report.stdout)}

@@ -22,8 +22,20 @@ from gpudoctor.facts.framework_model import FRAMEWORKS, PROBE_VERSION, probe_fil
 
 pytestmark = pytest.mark.integration
 
-COMMON_KEYS = {"probe", "probe_version", "python", "installed", "distribution", "nvidia_packages", "import_ok",
-               "import_error", "import_s", "log_lines", "warnings", "loaded_libraries"}
+COMMON_KEYS = {
+    "probe",
+    "probe_version",
+    "python",
+    "installed",
+    "distribution",
+    "nvidia_packages",
+    "import_ok",
+    "import_error",
+    "import_s",
+    "log_lines",
+    "warnings",
+    "loaded_libraries",
+}
 
 
 def _probe(framework: str, python: str, timeout: float = 120.0) -> tuple[dict, object]:
@@ -46,7 +58,7 @@ def _venv_prefix(python: str) -> str:
 
 def test_real_torch_cpu_build(framework_python):
     record, item = _probe("torch", framework_python)
-    assert COMMON_KEYS <= set(record)
+    assert set(record) >= COMMON_KEYS
     assert record["installed"] is True and record["import_ok"] is True and record["import_error"] is None
     assert record["version"] == "2.13.0+cpu"
     assert record["cuda"] is None and record["hip"] is None
@@ -60,8 +72,14 @@ def test_real_torch_cpu_build(framework_python):
     assert record["python"]["executable"] == framework_python
     assert record["python"]["prefix"] == _venv_prefix(framework_python)
     assert record["python"]["virtualenv"] is True
-    assert record["module_file"] == os.path.join(record["python"]["prefix"], "lib", "python" + ".".join(
-        record["python"]["version"].split(".")[:2]), "site-packages", "torch", "__init__.py")
+    assert record["module_file"] == os.path.join(
+        record["python"]["prefix"],
+        "lib",
+        "python" + ".".join(record["python"]["version"].split(".")[:2]),
+        "site-packages",
+        "torch",
+        "__init__.py",
+    )
     assert record["loaded_libraries"] == []  # a CPU build maps no CUDA library
     assert record["probe_error"] is None and record["probe_errors"] == {}
 
@@ -89,7 +107,7 @@ def test_real_jax_cpu(framework_python):
 
 
 def test_real_venv_without_cupy(framework_python):
-    record, item = _probe("cupy", framework_python)
+    record, _item = _probe("cupy", framework_python)
     assert record["installed"] is False
     assert "import_ok" not in record and "version" not in record  # nothing was imported
 
@@ -142,10 +160,13 @@ def test_probes_run_under_the_oldest_supported_python():
 
 
 def test_import_error_is_evidence(synthetic_venv):
-    synthetic_venv.add_package("torch", """
+    synthetic_venv.add_package(
+        "torch",
+        """
         # synthetic: a torch whose import fails the way a missing CUDA library makes it fail
         raise ImportError("synthetic: libcudnn.so.9: cannot open shared object file: No such file or directory")
-    """)
+    """,
+    )
     record, _ = _probe("torch", synthetic_venv.python)
     assert record["installed"] is True and record["import_ok"] is False
     error = record["import_error"]
@@ -157,23 +178,29 @@ def test_import_error_is_evidence(synthetic_venv):
 
 
 def test_system_exit_at_import_is_evidence(synthetic_venv):
-    synthetic_venv.add_package("torch", """
+    synthetic_venv.add_package(
+        "torch",
+        """
         # synthetic: a package that calls sys.exit while being imported
         import sys
         sys.exit("synthetic: exiting at import")
-    """)
+    """,
+    )
     record, _ = _probe("torch", synthetic_venv.python)
     assert record["import_ok"] is False and record["import_error"]["type"] == "SystemExit"
 
 
 def test_segfault_at_import_keeps_exit_code_and_output(synthetic_venv):
-    synthetic_venv.add_package("torch", """
+    synthetic_venv.add_package(
+        "torch",
+        """
         # synthetic: a torch whose import crashes the process, as a broken CUDA library can
         import os, signal
         os.write(2, b"synthetic: loading libcuda\\n")
         print("synthetic: banner on stdout")
         os.kill(os.getpid(), signal.SIGSEGV)
-    """)
+    """,
+    )
     item = run_probe("torch", synthetic_venv.python, 60)
     assert item.exit_code == -signal.SIGSEGV
     assert item.error.startswith("the torch probe crashed (signal 11, SIGSEGV)")
@@ -184,12 +211,15 @@ def test_segfault_at_import_keeps_exit_code_and_output(synthetic_venv):
 
 
 def test_hanging_import_times_out(synthetic_venv):
-    synthetic_venv.add_package("torch", """
+    synthetic_venv.add_package(
+        "torch",
+        """
         # synthetic: a torch whose import hangs (a GPU that fell off the bus can do this)
         import os, time
         os.write(2, b"synthetic: waiting for the device\\n")
         time.sleep(600)
-    """)
+    """,
+    )
     item = run_probe("torch", synthetic_venv.python, 3)
     assert item.timed_out is True
     assert "did not finish within 3 s" in item.error
@@ -198,7 +228,9 @@ def test_hanging_import_times_out(synthetic_venv):
 
 
 def test_output_at_import_does_not_spoil_the_json(synthetic_venv):
-    synthetic_venv.add_package("torch", """
+    synthetic_venv.add_package(
+        "torch",
+        """
         # synthetic: a torch that prints, warns and logs while imported
         import logging, os, sys, warnings
         print("synthetic banner")
@@ -207,7 +239,8 @@ def test_output_at_import_does_not_spoil_the_json(synthetic_venv):
         warnings.warn("synthetic warning", UserWarning)
         logging.getLogger("torch.synthetic").warning("synthetic log record")
         __version__ = "0.0.0+synthetic"
-    """)
+    """,
+    )
     record, item = _probe("torch", synthetic_venv.python)
     assert json.loads(item.text) == record  # stdout holds the JSON document and nothing else
     assert record["import_ok"] is True and record["version"] == "0.0.0+synthetic"
@@ -233,31 +266,46 @@ def test_a_leftover_directory_imports_as_a_namespace_package(synthetic_venv):
 
 
 def test_probes_directory_is_not_on_sys_path_at_import(synthetic_venv):
-    synthetic_venv.add_package("torch", """
+    synthetic_venv.add_package(
+        "torch",
+        """
         # synthetic: reports the sys.path it was imported with as its version
         import sys
         __version__ = repr(sys.path)
-    """)
+    """,
+    )
     record, _ = _probe("torch", synthetic_venv.python)
-    seen = eval(record["version"])  # noqa: S307 - our own synthetic package's repr of a list of str
+    seen = eval(record["version"])
     probes_dir = os.path.dirname(probe_path("torch"))
     assert probes_dir not in [os.path.abspath(entry or ".") for entry in seen]
     assert str(synthetic_venv.site_packages) in seen
 
 
 def test_distribution_origin_and_nvidia_wheels(synthetic_venv):
-    synthetic_venv.add_package("torch", """
+    synthetic_venv.add_package(
+        "torch",
+        """
         # synthetic: an importable torch stand-in
         __version__ = "2.6.0+cu126"
-    """)
-    url = {"url": "https://download.pytorch.org/whl/cu126/torch-2.6.0%2Bcu126-cp311-cp311-linux_x86_64.whl",
-           "archive_info": {}}
-    synthetic_venv.add_dist_info("torch-2.6.0+cu126.dist-info", "torch", "2.6.0+cu126",
-                                 {"INSTALLER": "uv\n", "direct_url.json": json.dumps(url)})
+    """,
+    )
+    url = {
+        "url": "https://download.pytorch.org/whl/cu126/torch-2.6.0%2Bcu126-cp311-cp311-linux_x86_64.whl",
+        "archive_info": {},
+    }
+    synthetic_venv.add_dist_info(
+        "torch-2.6.0+cu126.dist-info", "torch", "2.6.0+cu126", {"INSTALLER": "uv\n", "direct_url.json": json.dumps(url)}
+    )
     synthetic_venv.add_dist_info("nvidia_cudnn_cu12-9.5.1.17.dist-info", "nvidia-cudnn-cu12", "9.5.1.17")
     synthetic_venv.add_dist_info("nvidia_cuda_runtime_cu12-12.6.77.dist-info", "nvidia-cuda-runtime-cu12", "12.6.77")
-    synthetic_venv.add_conda_record({"name": "pytorch", "version": "2.6.0", "build": "cuda126_py311_synthetic",
-                                     "channel": "https://conda.anaconda.org/conda-forge/linux-64"})
+    synthetic_venv.add_conda_record(
+        {
+            "name": "pytorch",
+            "version": "2.6.0",
+            "build": "cuda126_py311_synthetic",
+            "channel": "https://conda.anaconda.org/conda-forge/linux-64",
+        }
+    )
     record, _ = _probe("torch", synthetic_venv.python)
     distribution = record["distribution"]
     assert distribution["name"] == "torch" and distribution["version"] == "2.6.0+cu126"
@@ -270,10 +318,13 @@ def test_distribution_origin_and_nvidia_wheels(synthetic_venv):
 
 
 def test_two_tensorflow_wheels_are_both_named(synthetic_venv):
-    synthetic_venv.add_package("tensorflow", """
+    synthetic_venv.add_package(
+        "tensorflow",
+        """
         # synthetic: a tensorflow stand-in that imports and has no API
         __version__ = "2.18.0"
-    """)
+    """,
+    )
     synthetic_venv.add_dist_info("tensorflow-2.18.0.dist-info", "tensorflow", "2.18.0")
     synthetic_venv.add_dist_info("tensorflow_cpu-2.17.0.dist-info", "tensorflow_cpu", "2.17.0")
     record, _ = _probe("tensorflow", synthetic_venv.python)
@@ -284,12 +335,15 @@ def test_two_tensorflow_wheels_are_both_named(synthetic_venv):
 
 @pytest.mark.skipif(ctypes.util.find_library("cuda") is None, reason="needs the real libcuda (NVIDIA user space)")
 def test_loaded_cuda_libraries_are_listed(synthetic_venv):
-    synthetic_venv.add_package("cupy", """
+    synthetic_venv.add_package(
+        "cupy",
+        """
         # synthetic: a cupy stand-in that loads the real libcuda the way the real one does
         import ctypes
         ctypes.CDLL("libcuda.so.1")
         __version__ = "13.0.0+synthetic"
-    """)
+    """,
+    )
     record, _ = _probe("cupy", synthetic_venv.python)
     names = [os.path.basename(path) for path in record["loaded_libraries"]]
     assert any(name.startswith("libcuda.so") for name in names), record["loaded_libraries"]
@@ -307,18 +361,22 @@ def test_probe_of_a_missing_interpreter(tmp_path):
 def test_probe_argv_and_env_are_what_runs():
     env = probe_env("tensorflow", {"LD_LIBRARY_PATH": "/opt/cuda/lib64", "TF_CPP_MIN_LOG_LEVEL": "3"})
     assert env["TF_CPP_MIN_LOG_LEVEL"] == "0" and env["LD_LIBRARY_PATH"] == "/opt/cuda/lib64"
-    result = subprocess.run(probe_argv("tensorflow", sys.executable), env=env, capture_output=True, text=True,
-                            timeout=60)
+    result = subprocess.run(
+        probe_argv("tensorflow", sys.executable), env=env, capture_output=True, text=True, timeout=60
+    )
     assert json.loads(result.stdout)["installed"] is False
 
 
 def test_c_level_printf_is_captured_not_printed(synthetic_venv):
-    synthetic_venv.add_package("torch", """
+    synthetic_venv.add_package(
+        "torch",
+        """
         # synthetic: a native library that printf()s into C's buffered stdout while torch imports
         import ctypes
         ctypes.CDLL(None).printf(b"synthetic printf from C\\n")
         __version__ = "0.0.0+synthetic"
-    """)
+    """,
+    )
     # Without PYTHONUNBUFFERED (set here, it also unbuffers C's stdout) as on most users' machines.
     env = {key: value for key, value in os.environ.items() if key != "PYTHONUNBUFFERED"}
     item = run_probe("torch", synthetic_venv.python, 60, base_env=env)

@@ -27,7 +27,7 @@ def _is_debian12() -> bool:
         text = Path("/etc/os-release").read_text()
     except OSError:
         return False
-    return 'ID=debian' in text and 'VERSION_ID="12"' in text
+    return "ID=debian" in text and 'VERSION_ID="12"' in text
 
 
 @pytest.mark.parametrize("script", SCRIPTS, ids=[p.name for p in SCRIPTS])
@@ -49,11 +49,16 @@ def _write(tmp_path: Path, request: InstallScriptRequest) -> Path:
 @pytest.mark.skipif(not _is_debian12(), reason="needs a Debian 12 machine (the CI container)")
 def test_debian12_dry_run_executes_nothing(tmp_path: Path) -> None:
     venv = tmp_path / "venv-marker"
-    script = _write(tmp_path, InstallScriptRequest(container_toolkit=True, cuda_toolkit="12.2", cudnn=True,
-                                                    framework_version="2.13", target=_HERE))
+    script = _write(
+        tmp_path,
+        InstallScriptRequest(
+            container_toolkit=True, cuda_toolkit="12.2", cudnn=True, framework_version="2.13", target=_HERE
+        ),
+    )
     before = sorted(os.listdir("/etc/apt/sources.list.d"))
-    done = subprocess.run(["bash", str(script), "--dry-run", "--yes", "--venv", str(venv)],
-                          capture_output=True, text=True, timeout=120)
+    done = subprocess.run(
+        ["bash", str(script), "--dry-run", "--yes", "--venv", str(venv)], capture_output=True, text=True, timeout=120
+    )
     out = done.stdout
     assert done.returncode == 0, out + done.stderr
     assert "OS: debian 12" in out
@@ -103,19 +108,34 @@ def test_python_step_installs_torch_cpu_for_real(tmp_path: Path) -> None:
     # The local mirror replaces the torch index; PIP_FIND_LINKS offers the CPU wheel, which pip prefers
     # (2.13.0+cpu sorts above 2.13.0) and no CUDA build is reachable from file:// indexes.
     env = dict(os.environ, GPUDOCTOR_PIP_INDEX_URL=index, PIP_FIND_LINKS=str(_TORCH_WHEELS))
-    done = subprocess.run(["bash", str(script), "--only", "python", "--yes", "--venv", str(venv)],
-                          capture_output=True, text=True, timeout=900, env=env)
+    done = subprocess.run(
+        ["bash", str(script), "--only", "python", "--yes", "--venv", str(venv)],
+        capture_output=True,
+        text=True,
+        timeout=900,
+        env=env,
+    )
     assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
     assert "apt-get" not in done.stdout  # only the python step ran
-    check = subprocess.run([str(venv / "bin" / "python"), "-c", "import torch; print(torch.__version__)"],
-                           capture_output=True, text=True, timeout=300)
+    check = subprocess.run(
+        [str(venv / "bin" / "python"), "-c", "import torch; print(torch.__version__)"],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
     assert check.returncode == 0 and check.stdout.strip() == "2.13.0+cpu", check.stdout + check.stderr
-    freeze = subprocess.run([str(venv / "bin" / "python"), "-m", "pip", "list", "--format=freeze"],
-                            capture_output=True, text=True).stdout
+    freeze = subprocess.run(
+        [str(venv / "bin" / "python"), "-m", "pip", "list", "--format=freeze"], capture_output=True, text=True
+    ).stdout
     assert "nvidia-" not in freeze  # no CUDA runtime wheels came along
     # Run again: the step is skipped.
-    again = subprocess.run(["bash", str(script), "--only", "python", "--yes", "--venv", str(venv)],
-                           capture_output=True, text=True, timeout=300, env=env)
+    again = subprocess.run(
+        ["bash", str(script), "--only", "python", "--yes", "--venv", str(venv)],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        env=env,
+    )
     assert again.returncode == 0 and "= skip python" in again.stdout
 
 
@@ -135,26 +155,54 @@ def test_verify_key_with_real_gpg_trusts_only_the_exact_fingerprint(tmp_path: Pa
     home = tmp_path / "gnupg"
     home.mkdir(mode=0o700)
     env = {**os.environ, "GNUPGHOME": str(home)}
-    made = subprocess.run(["gpg", "--batch", "--passphrase", "", "--quick-gen-key", "synthetic test key <t@example>",
-                           "ed25519", "sign", "1d"], capture_output=True, text=True, env=env, timeout=60)
+    made = subprocess.run(
+        [
+            "gpg",
+            "--batch",
+            "--passphrase",
+            "",
+            "--quick-gen-key",
+            "synthetic test key <t@example>",
+            "ed25519",
+            "sign",
+            "1d",
+        ],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=60,
+    )
     assert made.returncode == 0, made.stderr
     key = tmp_path / "test.pub"
     subprocess.run(["gpg", "--batch", "--armor", "--output", str(key), "--export"], check=True, env=env, timeout=30)
-    listing = subprocess.run(["gpg", "--batch", "--with-colons", "--show-keys", str(key)], capture_output=True,
-                             text=True, env=env, timeout=30).stdout
+    listing = subprocess.run(
+        ["gpg", "--batch", "--with-colons", "--show-keys", str(key)],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=30,
+    ).stdout
     fingerprint = next(line.split(":")[9] for line in listing.splitlines() if line.startswith("fpr:"))
     script = SCRIPTS[0].read_text(encoding="utf-8")
-    program = ('say() { printf "%s\\n" "$*"; }\n' + _shell_function(script, "verify_key")
-               + 'verify_key "$1" "$2"\n')
+    program = 'say() { printf "%s\\n" "$*"; }\n' + _shell_function(script, "verify_key") + 'verify_key "$1" "$2"\n'
 
     def verify(expected: str) -> subprocess.CompletedProcess:
-        return subprocess.run(["bash", "-c", program, "verify", str(key), expected], capture_output=True, text=True,
-                              env=env, timeout=30)
+        return subprocess.run(
+            ["bash", "-c", program, "verify", str(key), expected], capture_output=True, text=True, env=env, timeout=30
+        )
 
     assert len(fingerprint) == 40 and verify(fingerprint).returncode == 0
     assert verify(fingerprint[-8:]).returncode == 1  # a short key id is not enough
     wrong = verify("610C7B14E068A878070DA4E99CD0A493D42D0685")  # NVIDIA's RPM key: not this file
     assert wrong.returncode == 1 and "not trusting it" in wrong.stderr
     (tmp_path / "junk.pub").write_text("not a key\n")
-    assert subprocess.run(["bash", "-c", program, "verify", str(tmp_path / "junk.pub"), fingerprint],
-                          capture_output=True, text=True, env=env, timeout=30).returncode == 1
+    assert (
+        subprocess.run(
+            ["bash", "-c", program, "verify", str(tmp_path / "junk.pub"), fingerprint],
+            capture_output=True,
+            text=True,
+            env=env,
+            timeout=30,
+        ).returncode
+        == 1
+    )

@@ -31,7 +31,8 @@ DRIVER_LOADED = os.path.exists("/proc/driver/nvidia/version")
 
 needs_unloaded_userspace = pytest.mark.skipif(
     not (HAVE_SMI and HAVE_NVML) or DRIVER_LOADED,
-    reason="needs the real nvidia-smi and libnvidia-ml with no kernel module (scripts/install-nvidia-userspace.sh)")
+    reason="needs the real nvidia-smi and libnvidia-ml with no kernel module (scripts/install-nvidia-userspace.sh)",
+)
 
 
 def _libnvidia_ml_version() -> str:
@@ -53,8 +54,9 @@ def test_real_nvidia_smi_says_it_cannot_reach_the_driver():
 
 @needs_unloaded_userspace
 def test_real_nvml_reports_driver_not_loaded():
-    result = subprocess.run([sys.executable, "-m", "gpudoctor.evidence.nvml_probe"], capture_output=True, text=True,
-                            timeout=30)
+    result = subprocess.run(
+        [sys.executable, "-m", "gpudoctor.evidence.nvml_probe"], capture_output=True, text=True, timeout=30
+    )
     record = json.loads(result.stdout)
     assert record["init"]["ok"] is False
     assert record["init"]["error"]["code"] == 9
@@ -63,8 +65,9 @@ def test_real_nvml_reports_driver_not_loaded():
 
 @needs_unloaded_userspace
 def test_live_check_describes_userspace_without_kernel_module():
-    result = subprocess.run([sys.executable, "-m", "gpudoctor", "check", "--format", "json"], capture_output=True,
-                            text=True, timeout=120)
+    result = subprocess.run(
+        [sys.executable, "-m", "gpudoctor", "check", "--format", "json"], capture_output=True, text=True, timeout=120
+    )
     report = json.loads(result.stdout)
     by_code = {r["code"]: r for r in report["results"]}
     version = _libnvidia_ml_version()
@@ -86,8 +89,9 @@ def test_gpus_on_the_bus_without_a_driver_is_a_problem_with_the_fix():
     live = collect(timeout=10)
     evidence = Evidence(items=dict(live.items), origin=live.origin)
     scan = source_by_name("pci-devices.json")
-    evidence.items[scan.name].text = json.dumps(pci_scan(("0000:17:00.0", "0x2330", None),
-                                                         ("0000:65:00.0", "0x2330", None)))
+    evidence.items[scan.name].text = json.dumps(
+        pci_scan(("0000:17:00.0", "0x2330", None), ("0000:65:00.0", "0x2330", None))
+    )
     from gpudoctor.app import build_report
 
     report, _ = build_report(evidence, {"require_gpu": True})

@@ -53,8 +53,18 @@ def test_smoke_text_shows_the_numbers(framework_python):
 
 def test_collect_smoke_travels_in_a_snapshot(framework_python, tmp_path):
     snapshot = tmp_path / "snap"
-    proc = _gpudoctor("collect", "-o", str(snapshot), "--python", framework_python, "--frameworks", "torch",
-                      "--smoke", "--smoke-budget", "20")
+    proc = _gpudoctor(
+        "collect",
+        "-o",
+        str(snapshot),
+        "--python",
+        framework_python,
+        "--frameworks",
+        "torch",
+        "--smoke",
+        "--smoke-budget",
+        "20",
+    )
     assert proc.returncode == 0, proc.stderr
     assert (snapshot / "smoke.json").is_file()
     replayed = _by_code(json.loads(_gpudoctor("check", "--from", str(snapshot), "--format", "json").stdout))
@@ -68,12 +78,15 @@ def test_check_without_smoke_says_how_to_run_it():
     assert "smoke" in result["summary"]
 
 
-@pytest.mark.parametrize("args,needle", [
-    (("smoke", "--budget", "-1"), "must be greater than 0"),
-    (("smoke", "--framework", "mxnet"), "invalid choice"),
-    (("smoke", "--quick", "--full"), "not allowed with"),
-    (("smoke", "--python", "/nonexistent/python"), "--python /nonexistent/python"),
-])
+@pytest.mark.parametrize(
+    "args,needle",
+    [
+        (("smoke", "--budget", "-1"), "must be greater than 0"),
+        (("smoke", "--framework", "mxnet"), "invalid choice"),
+        (("smoke", "--quick", "--full"), "not allowed with"),
+        (("smoke", "--python", "/nonexistent/python"), "--python /nonexistent/python"),
+    ],
+)
 def test_bad_smoke_options_are_one_line_and_exit_2(args, needle):
     proc = _gpudoctor(*args)
     assert proc.returncode == 2
@@ -81,8 +94,18 @@ def test_bad_smoke_options_are_one_line_and_exit_2(args, needle):
 
 
 def test_check_smoke_folds_the_verdicts_into_the_report(framework_python):
-    proc = _gpudoctor("check", "--python", framework_python, "--frameworks", "torch", "--smoke",
-                      "--smoke-budget", "20", "--format", "json")
+    proc = _gpudoctor(
+        "check",
+        "--python",
+        framework_python,
+        "--frameworks",
+        "torch",
+        "--smoke",
+        "--smoke-budget",
+        "20",
+        "--format",
+        "json",
+    )
     assert proc.returncode == 0, proc.stderr
     results = _by_code(json.loads(proc.stdout))
     assert results["SMOKE001"]["status"] == "ok" and "CPU baseline" in results["SMOKE001"]["summary"]

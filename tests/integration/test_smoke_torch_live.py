@@ -57,8 +57,13 @@ def quick_run(framework_python):
     env, marker = _marked_env()
     events: list[tuple[float, dict]] = []
     started = time.monotonic()
-    item = run_smoke(framework_python, "torch", "quick",
-                     on_progress=lambda event: events.append((time.monotonic() - started, event)), base_env=env)
+    item = run_smoke(
+        framework_python,
+        "torch",
+        "quick",
+        on_progress=lambda event: events.append((time.monotonic() - started, event)),
+        base_env=env,
+    )
     wall = time.monotonic() - started
     return item, events, wall, _processes_marked(marker)
 
@@ -125,7 +130,7 @@ def test_gloo_allreduce_and_ddp_step_across_two_processes(quick_run):
 
 
 def test_progress_arrives_live_and_in_order(quick_run):
-    item, events, _, _ = quick_run
+    _item, events, _, _ = quick_run
     stages = [event["stage"] for _, event in events]
     assert stages[0] == "import" and stages[-1] == "done"
     assert [STAGE_ORDER.index(s) for s in stages] == sorted(STAGE_ORDER.index(s) for s in stages)
@@ -150,8 +155,11 @@ def test_tiny_budget_skips_with_reason_and_still_reports(framework_python):
     # for the budget, nothing measured) or measured with only its data-parallel step cut short; never an error.
     allreduce = doc["allreduce"]
     never_started = (allreduce["skipped"] or "").startswith("budget") and allreduce["seconds"] is None
-    cut_short = (allreduce["seconds"] is not None and allreduce["ddp_step_s"] is None
-                 and "time left" in (allreduce["error"] or ""))
+    cut_short = (
+        allreduce["seconds"] is not None
+        and allreduce["ddp_step_s"] is None
+        and "time left" in (allreduce["error"] or "")
+    )
     assert never_started or cut_short, allreduce
 
 
@@ -163,7 +171,7 @@ def _read_progress_until(proc: subprocess.Popen, stage: str, limit_s: float = 60
         if not line:
             break
         if line.startswith(PROGRESS_PREFIX):
-            events.append(json.loads(line[len(PROGRESS_PREFIX):]))
+            events.append(json.loads(line[len(PROGRESS_PREFIX) :]))
             if events[-1]["stage"] == stage:
                 return events
     raise AssertionError(f"no {stage} progress line: {events}")
@@ -178,9 +186,14 @@ def test_sigint_stops_the_probe_and_keeps_what_finished(framework_python, inheri
     """
     env, marker = _marked_env()
     argv = smoke_argv(framework_python, "torch", "quick")
-    with subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                          env=probe_env("smoke", env), preexec_fn=lambda: signal.signal(signal.SIGINT, inherited)
-                          ) as proc:
+    with subprocess.Popen(
+        argv,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env=probe_env("smoke", env),
+        preexec_fn=lambda: signal.signal(signal.SIGINT, inherited),
+    ) as proc:
         _read_progress_until(proc, "cnn")  # the matmuls are done, the first CNN run has begun
         proc.send_signal(signal.SIGINT)
         stdout, _ = proc.communicate(timeout=30)
@@ -240,10 +253,13 @@ def test_python_without_torch_gives_a_clear_error_record(synthetic_venv):
 
 
 def test_a_torch_whose_import_raises_is_reported_not_a_traceback(synthetic_venv):
-    synthetic_venv.add_package("torch", """
+    synthetic_venv.add_package(
+        "torch",
+        """
         # synthetic: a torch whose import fails the way a broken CUDA install does
         raise OSError("libcudnn.so.9: cannot open shared object file: No such file or directory")
-    """)
+    """,
+    )
     item = run_smoke(synthetic_venv.python, "torch", "quick")
     assert item.error is None
     doc = item.json()

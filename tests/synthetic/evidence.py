@@ -32,15 +32,27 @@ def make_evidence(origin: str = "snapshot", **sources: Any) -> Evidence:
 
 def _name(key: str) -> str:
     aliases = {
-        "nvidia_smi_q_x_xml": "nvidia-smi-q-x.xml", "nvidia_smi_txt": "nvidia-smi.txt",
-        "nvidia_smi_L_txt": "nvidia-smi-L.txt", "proc_driver_nvidia_version_txt": "proc-driver-nvidia-version.txt",
-        "sys_module_nvidia_version_txt": "sys-module-nvidia-version.txt", "proc_modules_txt": "proc-modules.txt",
-        "proc_version_txt": "proc-version.txt", "nvcc_version_txt": "nvcc-version.txt",
-        "ldconfig_p_txt": "ldconfig-p.txt", "lspci_txt": "lspci.txt", "os_release": "os-release",
-        "uname_txt": "uname.txt", "dmesg_nvidia_txt": "dmesg-nvidia.txt", "nvml_json": "nvml.json",
-        "env_json": "env.json", "pci_devices_json": "pci-devices.json", "device_nodes_json": "device-nodes.json",
-        "cuda_toolkits_json": "cuda-toolkits.json", "cudnn_json": "cudnn.json",
-        "driver_libraries_json": "driver-libraries.json", "container_json": "container.json",
+        "nvidia_smi_q_x_xml": "nvidia-smi-q-x.xml",
+        "nvidia_smi_txt": "nvidia-smi.txt",
+        "nvidia_smi_L_txt": "nvidia-smi-L.txt",
+        "proc_driver_nvidia_version_txt": "proc-driver-nvidia-version.txt",
+        "sys_module_nvidia_version_txt": "sys-module-nvidia-version.txt",
+        "proc_modules_txt": "proc-modules.txt",
+        "proc_version_txt": "proc-version.txt",
+        "nvcc_version_txt": "nvcc-version.txt",
+        "ldconfig_p_txt": "ldconfig-p.txt",
+        "lspci_txt": "lspci.txt",
+        "os_release": "os-release",
+        "uname_txt": "uname.txt",
+        "dmesg_nvidia_txt": "dmesg-nvidia.txt",
+        "nvml_json": "nvml.json",
+        "env_json": "env.json",
+        "pci_devices_json": "pci-devices.json",
+        "device_nodes_json": "device-nodes.json",
+        "cuda_toolkits_json": "cuda-toolkits.json",
+        "cudnn_json": "cudnn.json",
+        "driver_libraries_json": "driver-libraries.json",
+        "container_json": "container.json",
         "python_packages_json": "python-packages.json",
     }
     if key in aliases:
@@ -59,15 +71,36 @@ def run(check_spec, evidence: Evidence, **options: Any):
 # SYNTHETIC sysfs scans in the shape of gpudoctor.evidence.system_scan.scan_pci.
 def pci_scan(*devices: tuple[str, str, str | None]) -> dict:
     """``pci_scan(("0000:01:00.0", "0x2204", "nvidia"), ...)`` -> a scan_pci record of VGA functions."""
-    return {"readable": True, "scanned": 20, "dmi": {"sys_vendor": "Supermicro", "product_name": "SYS-4029GP"},
-            "devices": [{"address": a, "vendor": "0x10de", "device": d, "class": "0x030000", "driver": drv,
-                         "numa_node": "0", "subsystem_vendor": None, "subsystem_device": None,
-                         "current_link_speed": None, "current_link_width": None, "max_link_speed": None,
-                         "max_link_width": None} for a, d, drv in devices]}
+    return {
+        "readable": True,
+        "scanned": 20,
+        "dmi": {"sys_vendor": "Supermicro", "product_name": "SYS-4029GP"},
+        "devices": [
+            {
+                "address": a,
+                "vendor": "0x10de",
+                "device": d,
+                "class": "0x030000",
+                "driver": drv,
+                "numa_node": "0",
+                "subsystem_vendor": None,
+                "subsystem_device": None,
+                "current_link_speed": None,
+                "current_link_width": None,
+                "max_link_speed": None,
+                "max_link_width": None,
+            }
+            for a, d, drv in devices
+        ],
+    }
 
 
-NO_GPU_SCAN = {"readable": True, "scanned": 6, "devices": [],
-               "dmi": {"sys_vendor": "QEMU", "product_name": "Standard PC (Q35 + ICH9, 2009)"}}
+NO_GPU_SCAN = {
+    "readable": True,
+    "scanned": 6,
+    "devices": [],
+    "dmi": {"sys_vendor": "QEMU", "product_name": "Standard PC (Q35 + ICH9, 2009)"},
+}
 
 SYNTHETIC_PROC_MODULES_NVIDIA = (
     "nvidia_uvm 1404928 0 - Live 0x0000000000000000 (POE)\n"

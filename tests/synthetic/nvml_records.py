@@ -13,11 +13,26 @@ import copy
 import ctypes
 from typing import Any
 
-ERROR_NAMES = {2: "NVML_ERROR_INVALID_ARGUMENT", 3: "NVML_ERROR_NOT_SUPPORTED", 6: "NVML_ERROR_NOT_FOUND",
-               9: "NVML_ERROR_DRIVER_NOT_LOADED", 13: "NVML_ERROR_FUNCTION_NOT_FOUND",
-               14: "NVML_ERROR_CORRUPTED_INFOROM", 15: "NVML_ERROR_GPU_IS_LOST", 16: "NVML_ERROR_RESET_REQUIRED"}
-MESSAGES = {2: "Invalid Argument", 3: "Not Supported", 6: "Not Found", 9: "Driver Not Loaded",
-            13: "Function Not Found", 14: "Corrupted infoROM", 15: "GPU is lost", 16: "GPU requires reset"}
+ERROR_NAMES = {
+    2: "NVML_ERROR_INVALID_ARGUMENT",
+    3: "NVML_ERROR_NOT_SUPPORTED",
+    6: "NVML_ERROR_NOT_FOUND",
+    9: "NVML_ERROR_DRIVER_NOT_LOADED",
+    13: "NVML_ERROR_FUNCTION_NOT_FOUND",
+    14: "NVML_ERROR_CORRUPTED_INFOROM",
+    15: "NVML_ERROR_GPU_IS_LOST",
+    16: "NVML_ERROR_RESET_REQUIRED",
+}
+MESSAGES = {
+    2: "Invalid Argument",
+    3: "Not Supported",
+    6: "Not Found",
+    9: "Driver Not Loaded",
+    13: "Function Not Found",
+    14: "Corrupted infoROM",
+    15: "GPU is lost",
+    16: "GPU requires reset",
+}
 
 
 def error(code: int) -> dict[str, Any]:
@@ -31,8 +46,12 @@ def _bus(bus: int) -> str:
 def _healthy(**changes: Any) -> dict[str, Any]:
     health = {
         "ecc_mode": {"current": 1, "pending": 1},
-        "ecc_errors": {"volatile_corrected": 0, "volatile_uncorrected": 0, "aggregate_corrected": 0,
-                       "aggregate_uncorrected": 0},
+        "ecc_errors": {
+            "volatile_corrected": 0,
+            "volatile_uncorrected": 0,
+            "aggregate_corrected": 0,
+            "aggregate_uncorrected": 0,
+        },
         "retired_pages": {"sbe": None, "dbe": None, "pending": None},
         "remapped_rows": {"correctable": 0, "uncorrectable": 0, "pending": 0, "failure": 0},
         "inforom": {"valid": True, "error": None, "image": "G520.0200.00.05"},
@@ -48,12 +67,26 @@ def _healthy(**changes: Any) -> dict[str, Any]:
 
 def _device(index: int, name: str, bus: int, **changes: Any) -> dict[str, Any]:
     record = {
-        "index": index, "errors": {}, "name": name, "uuid": f"GPU-00000000-0000-0000-0000-00000000000{index}",
-        "serial": "0", "pci_bus_id": _bus(bus), "pci_device_id": "0x233010de",
-        "memory_total_bytes": 85520809984, "memory_used_bytes": 565182464, "compute_capability": [9, 0],
-        "compute_mode": "Default", "persistence_mode": True, "mig_mode": {"current": 0, "pending": 0}, "brand": 2,
+        "index": index,
+        "errors": {},
+        "name": name,
+        "uuid": f"GPU-00000000-0000-0000-0000-00000000000{index}",
+        "serial": "0",
+        "pci_bus_id": _bus(bus),
+        "pci_device_id": "0x233010de",
+        "memory_total_bytes": 85520809984,
+        "memory_used_bytes": 565182464,
+        "compute_capability": [9, 0],
+        "compute_mode": "Default",
+        "persistence_mode": True,
+        "mig_mode": {"current": 0, "pending": 0},
+        "brand": 2,
         "pcie": {"gen_current": 5, "gen_max": 5, "width_current": 16, "width_max": 16, "replay_count": 0},
-        "numa_node": 0, "cpu_affinity": None, "nvlink": None, "health": _healthy(), "lost": False,
+        "numa_node": 0,
+        "cpu_affinity": None,
+        "nvlink": None,
+        "health": _healthy(),
+        "lost": False,
         "reset_required": False,
     }
     record.update(changes)
@@ -63,11 +96,19 @@ def _device(index: int, name: str, bus: int, **changes: Any) -> dict[str, Any]:
 def _record(devices: list[dict[str, Any]], pairs: list[dict[str, Any]]) -> dict[str, Any]:
     return {
         "schema": 1,
-        "bindings": {"importable": True, "module_file": "/usr/lib/python3/dist-packages/pynvml.py",
-                     "has_nvmlGetFunctionPointer": True},
-        "init": {"ok": True, "error": None}, "errors": {},
-        "driver_version": "550.90.07", "nvml_version": "12.550.90.07", "cuda_driver_version": 12040,
-        "device_count": len(devices), "devices": devices, "pairs": pairs,
+        "bindings": {
+            "importable": True,
+            "module_file": "/usr/lib/python3/dist-packages/pynvml.py",
+            "has_nvmlGetFunctionPointer": True,
+        },
+        "init": {"ok": True, "error": None},
+        "errors": {},
+        "driver_version": "550.90.07",
+        "nvml_version": "12.550.90.07",
+        "cuda_driver_version": 12040,
+        "device_count": len(devices),
+        "devices": devices,
+        "pairs": pairs,
     }
 
 
@@ -78,7 +119,7 @@ def _pair(a: int, b: int, ancestor: int, read: int, nvlink: int) -> dict[str, An
 # HGX H100: GPU buses as on a real board, four NVSwitches, two sockets of 56 cores with hyper-threads.
 H100_BUSES = (0x18, 0x2A, 0x3A, 0x5D, 0x9A, 0xAB, 0xBA, 0xDB)
 NVSWITCH_BUSES = (0x05, 0x06, 0x07, 0x08)
-SOCKET_CPUS = (list(range(0, 56)) + list(range(112, 168)), list(range(56, 112)) + list(range(168, 224)))
+SOCKET_CPUS = (list(range(56)) + list(range(112, 168)), list(range(56, 112)) + list(range(168, 224)))
 
 
 def healthy_8x_h100_sxm() -> dict[str, Any]:
@@ -86,10 +127,21 @@ def healthy_8x_h100_sxm() -> dict[str, Any]:
     devices = []
     for index, bus in enumerate(H100_BUSES):
         socket = index // 4
-        links = [{"link": link, "active": True, "version": 4, "remote_bus_id": _bus(NVSWITCH_BUSES[link % 4]),
-                  "remote_type": "switch"} for link in range(18)]
-        devices.append(_device(index, "NVIDIA H100 80GB HBM3", bus, numa_node=socket,
-                               cpu_affinity=SOCKET_CPUS[socket], nvlink=links))
+        links = [
+            {
+                "link": link,
+                "active": True,
+                "version": 4,
+                "remote_bus_id": _bus(NVSWITCH_BUSES[link % 4]),
+                "remote_type": "switch",
+            }
+            for link in range(18)
+        ]
+        devices.append(
+            _device(
+                index, "NVIDIA H100 80GB HBM3", bus, numa_node=socket, cpu_affinity=SOCKET_CPUS[socket], nvlink=links
+            )
+        )
     pairs = [_pair(a, b, 40 if a // 4 == b // 4 else 50, 0, 0) for a in range(8) for b in range(a + 1, 8)]
     return _record(devices, pairs)
 
@@ -105,12 +157,25 @@ def h100_with_one_link_down() -> dict[str, Any]:
 def a100_pending_row_remap() -> dict[str, Any]:
     """SYNTHETIC: one A100 SXM4 with an uncorrectable error whose row remap waits for a GPU reset."""
     health = _healthy(
-        ecc_errors={"volatile_corrected": 0, "volatile_uncorrected": 1, "aggregate_corrected": 12,
-                    "aggregate_uncorrected": 1},
+        ecc_errors={
+            "volatile_corrected": 0,
+            "volatile_uncorrected": 1,
+            "aggregate_corrected": 12,
+            "aggregate_uncorrected": 1,
+        },
         remapped_rows={"correctable": 0, "uncorrectable": 1, "pending": 1, "failure": 0},
-        clock_reasons=0x4 | 0x40, fabric=None)
-    device = _device(0, "NVIDIA A100-SXM4-80GB", 0x07, compute_capability=[8, 0], health=health, numa_node=3,
-                     cpu_affinity=list(range(48, 64)) + list(range(176, 192)))
+        clock_reasons=0x4 | 0x40,
+        fabric=None,
+    )
+    device = _device(
+        0,
+        "NVIDIA A100-SXM4-80GB",
+        0x07,
+        compute_capability=[8, 0],
+        health=health,
+        numa_node=3,
+        cpu_affinity=list(range(48, 64)) + list(range(176, 192)),
+    )
     return _record([device], [])
 
 
@@ -124,13 +189,27 @@ def lost_gpu() -> dict[str, Any]:
 def v100_retired_pages() -> dict[str, Any]:
     """SYNTHETIC: a V100 (page retirement, no row remapping) with 70 retired pages, 2 more pending."""
     health = _healthy(
-        ecc_errors={"volatile_corrected": 4, "volatile_uncorrected": 0, "aggregate_corrected": 3901,
-                    "aggregate_uncorrected": 2},
-        retired_pages={"sbe": 68, "dbe": 2, "pending": 1}, remapped_rows=None,
+        ecc_errors={
+            "volatile_corrected": 4,
+            "volatile_uncorrected": 0,
+            "aggregate_corrected": 3901,
+            "aggregate_uncorrected": 2,
+        },
+        retired_pages={"sbe": 68, "dbe": 2, "pending": 1},
+        remapped_rows=None,
         inforom={"valid": False, "error": "NVML_ERROR_CORRUPTED_INFOROM", "image": "G503.0201.00.04"},
-        clock_reasons=None, fabric=None)
-    device = _device(0, "Tesla V100-SXM2-32GB", 0x1A, compute_capability=[7, 0], persistence_mode=False,
-                     health=health, cpu_affinity=list(range(0, 20)) + list(range(40, 60)))
+        clock_reasons=None,
+        fabric=None,
+    )
+    device = _device(
+        0,
+        "Tesla V100-SXM2-32GB",
+        0x1A,
+        compute_capability=[7, 0],
+        persistence_mode=False,
+        health=health,
+        cpu_affinity=list(range(20)) + list(range(40, 60)),
+    )
     device["errors"] = {"remapped_rows": error(3), "clock_reasons": error(13), "fabric": error(13)}
     return _record([device], [])
 
@@ -139,15 +218,29 @@ def pcie_quad() -> dict[str, Any]:
     """SYNTHETIC: 4 PCIe GPUs (L40S), no NVLink; 0-1 share a switch (PIX), 2-3 two bridges (PXB), sockets apart."""
     devices = []
     for index, bus in enumerate((0x17, 0x18, 0xCA, 0xCB)):
-        device = _device(index, "NVIDIA L40S", bus, compute_capability=[8, 9], numa_node=index // 2,
-                         cpu_affinity=SOCKET_CPUS[index // 2], brand=14,
-                         health=_healthy(fabric=None, remapped_rows={"correctable": 0, "uncorrectable": 0,
-                                                                     "pending": 0, "failure": 0}))
+        device = _device(
+            index,
+            "NVIDIA L40S",
+            bus,
+            compute_capability=[8, 9],
+            numa_node=index // 2,
+            cpu_affinity=SOCKET_CPUS[index // 2],
+            brand=14,
+            health=_healthy(
+                fabric=None, remapped_rows={"correctable": 0, "uncorrectable": 0, "pending": 0, "failure": 0}
+            ),
+        )
         device["errors"] = {"nvlink": error(3), "fabric": error(3)}
         devices.append(device)
     devices[1]["pcie"].update(gen_current=4, width_current=8, replay_count=211)
-    pairs = [_pair(0, 1, 10, 0, 5), _pair(0, 2, 50, 5, 5), _pair(0, 3, 50, 5, 5), _pair(1, 2, 50, 5, 5),
-             _pair(1, 3, 50, 5, 5), _pair(2, 3, 20, 0, 5)]
+    pairs = [
+        _pair(0, 1, 10, 0, 5),
+        _pair(0, 2, 50, 5, 5),
+        _pair(0, 3, 50, 5, 5),
+        _pair(1, 2, 50, 5, 5),
+        _pair(1, 3, 50, 5, 5),
+        _pair(2, 3, 20, 0, 5),
+    ]
     return _record(devices, pairs)
 
 
@@ -157,18 +250,31 @@ def nvlink_bridge_pair() -> dict[str, Any]:
     devices = []
     for index, bus in enumerate(buses):
         other = _bus(buses[1 - index])
-        links = [{"link": link, "active": True, "version": 3, "remote_bus_id": other, "remote_type": "gpu"}
-                 for link in range(4)]
-        devices.append(_device(index, "NVIDIA RTX A6000", bus, compute_capability=[8, 6], nvlink=links, brand=13,
-                               health=_healthy(fabric=None)))
+        links = [
+            {"link": link, "active": True, "version": 3, "remote_bus_id": other, "remote_type": "gpu"}
+            for link in range(4)
+        ]
+        devices.append(
+            _device(
+                index,
+                "NVIDIA RTX A6000",
+                bus,
+                compute_capability=[8, 6],
+                nvlink=links,
+                brand=13,
+                health=_healthy(fabric=None),
+            )
+        )
     return _record(devices, [_pair(0, 1, 30, 0, 0)])
 
 
 def driver_not_loaded() -> dict[str, Any]:
     """SYNTHETIC (but what the real probe prints here): NVML's library is there, the kernel module is not."""
-    return {"schema": 1, "bindings": {"importable": True, "module_file": "pynvml.py",
-                                      "has_nvmlGetFunctionPointer": True},
-            "init": {"ok": False, "error": error(9)}}
+    return {
+        "schema": 1,
+        "bindings": {"importable": True, "module_file": "pynvml.py", "has_nvmlGetFunctionPointer": True},
+        "init": {"ok": False, "error": error(9)},
+    }
 
 
 # --------------------------------------------------------------------------- a synthetic binding

@@ -24,8 +24,9 @@ NEAR = ("PIX", "PXB")
 def _matrix_pairs(rows: list[str], source: str = "nvidia-smi topo -m") -> list[GpuPair]:
     """GPU pairs from the upper triangle of a topo -m GPU block (one row of cells per GPU)."""
     cells = [row.split() for row in rows]
-    return [GpuPair(a, b, path=cells[a][b], path_source=source)
-            for a in range(len(cells)) for b in range(a + 1, len(cells))]
+    return [
+        GpuPair(a, b, path=cells[a][b], path_source=source) for a in range(len(cells)) for b in range(a + 1, len(cells))
+    ]
 
 
 def _nic_links(rows: list[str], nics: int) -> dict[tuple[int, str], str]:
@@ -33,8 +34,10 @@ def _nic_links(rows: list[str], nics: int) -> dict[tuple[int, str], str]:
 
 
 def _nics(links: dict[tuple[int, str], str], names: list[str]) -> list[Nic]:
-    return [Nic(f"NIC{n}", name, sorted(g for (g, nic), path in links.items() if nic == f"NIC{n}" and path in NEAR))
-            for n, name in enumerate(names)]
+    return [
+        Nic(f"NIC{n}", name, sorted(g for (g, nic), path in links.items() if nic == f"NIC{n}" and path in NEAR))
+        for n, name in enumerate(names)
+    ]
 
 
 def _ports_to_peers(pairs: list[GpuPair], gpu: int, bus_ids: list[str], down: tuple[int, ...] = ()) -> NvLinkState:
@@ -70,22 +73,45 @@ def synthetic_h100_nvswitch() -> MachineTopology:
         "SYS NODE PIX NODE NODE SYS SYS SYS SYS SYS",
         "SYS PIX NODE NODE NODE SYS SYS SYS SYS SYS",
     ]
-    bus = ["0000:18:00.0", "0000:2a:00.0", "0000:3a:00.0", "0000:5d:00.0",
-           "0000:9a:00.0", "0000:ab:00.0", "0000:ba:00.0", "0000:db:00.0"]
+    bus = [
+        "0000:18:00.0",
+        "0000:2a:00.0",
+        "0000:3a:00.0",
+        "0000:5d:00.0",
+        "0000:9a:00.0",
+        "0000:ab:00.0",
+        "0000:ba:00.0",
+        "0000:db:00.0",
+    ]
     links = _nic_links(nic_rows, 10)
-    gpus = [TopoGpu(i, "NVIDIA H100 80GB HBM3", bus[i], numa_node=i // 4,
-                    cpu_affinity="0-79" if i < 4 else "80-159", form_factor="sxm",
-                    pcie=PcieLink(5, 5, 16, 16, source="nvml", replay_count=0),
-                    nvlink=NvLinkState([NvLinkPort(n, True, 4, None, "switch") for n in range(18)], source="nvml"))
-            for i in range(8)]
+    gpus = [
+        TopoGpu(
+            i,
+            "NVIDIA H100 80GB HBM3",
+            bus[i],
+            numa_node=i // 4,
+            cpu_affinity="0-79" if i < 4 else "80-159",
+            form_factor="sxm",
+            pcie=PcieLink(5, 5, 16, 16, source="nvml", replay_count=0),
+            nvlink=NvLinkState([NvLinkPort(n, True, 4, None, "switch") for n in range(18)], source="nvml"),
+        )
+        for i in range(8)
+    ]
     pairs = _matrix_pairs(gpu_rows)
     for pair in pairs:
         pair.p2p_read, pair.p2p_source = "OK", "nvidia-smi topo -p2p r"
     return MachineTopology(
-        gpus=gpus, pairs=pairs, nics=_nics(links, [f"mlx5_{n}" for n in range(10)]), nics_links=links,
-        numa_nodes={0: "0-79", 1: "80-159"}, process_cpus="0-159", nvswitches=4, fabric_manager="active",
-        fabric_states={i: "completed" for i in range(8)},
-        sources=["nvml", "nvidia-smi topo -m", "nvidia-smi topo -p2p r", "sysfs"])
+        gpus=gpus,
+        pairs=pairs,
+        nics=_nics(links, [f"mlx5_{n}" for n in range(10)]),
+        nics_links=links,
+        numa_nodes={0: "0-79", 1: "80-159"},
+        process_cpus="0-159",
+        nvswitches=4,
+        fabric_manager="active",
+        fabric_states=dict.fromkeys(range(8), "completed"),
+        sources=["nvml", "nvidia-smi topo -m", "nvidia-smi topo -p2p r", "sysfs"],
+    )
 
 
 def synthetic_dgx1_v100() -> MachineTopology:
@@ -105,17 +131,40 @@ def synthetic_dgx1_v100() -> MachineTopology:
         "SYS SYS SYS NV2 NV1 NV2 NV1 X",
     ]
     nic_rows = ["NODE NODE", "NODE NODE", "PIX PIX", "PIX PIX", "SYS SYS", "SYS SYS", "SYS SYS", "SYS SYS"]
-    bus = ["0000:06:00.0", "0000:07:00.0", "0000:0a:00.0", "0000:0b:00.0",
-           "0000:85:00.0", "0000:86:00.0", "0000:89:00.0", "0000:8a:00.0"]
+    bus = [
+        "0000:06:00.0",
+        "0000:07:00.0",
+        "0000:0a:00.0",
+        "0000:0b:00.0",
+        "0000:85:00.0",
+        "0000:86:00.0",
+        "0000:89:00.0",
+        "0000:8a:00.0",
+    ]
     pairs = _matrix_pairs(gpu_rows)
     links = _nic_links(nic_rows, 2)
-    gpus = [TopoGpu(i, "Tesla V100-SXM2-16GB", bus[i], numa_node=i // 4,
-                    cpu_affinity="0-23,48-71" if i < 4 else "24-47,72-95", form_factor="sxm",
-                    pcie=PcieLink(3, 3, 16, 16, source="nvml"), nvlink=_ports_to_peers(pairs, i, bus))
-            for i in range(8)]
-    return MachineTopology(gpus=gpus, pairs=pairs, nics=_nics(links, ["mlx5_0", "mlx5_1"]), nics_links=links,
-                           numa_nodes={0: "0-23,48-71", 1: "24-47,72-95"}, process_cpus="0-95",
-                           sources=["nvml", "nvidia-smi topo -m"])
+    gpus = [
+        TopoGpu(
+            i,
+            "Tesla V100-SXM2-16GB",
+            bus[i],
+            numa_node=i // 4,
+            cpu_affinity="0-23,48-71" if i < 4 else "24-47,72-95",
+            form_factor="sxm",
+            pcie=PcieLink(3, 3, 16, 16, source="nvml"),
+            nvlink=_ports_to_peers(pairs, i, bus),
+        )
+        for i in range(8)
+    ]
+    return MachineTopology(
+        gpus=gpus,
+        pairs=pairs,
+        nics=_nics(links, ["mlx5_0", "mlx5_1"]),
+        nics_links=links,
+        numa_nodes={0: "0-23,48-71", 1: "24-47,72-95"},
+        process_cpus="0-95",
+        sources=["nvml", "nvidia-smi topo -m"],
+    )
 
 
 def synthetic_pcie_8gpu_2socket() -> MachineTopology:
@@ -134,12 +183,25 @@ def synthetic_pcie_8gpu_2socket() -> MachineTopology:
         "SYS SYS SYS SYS PHB PHB X   PIX",
         "SYS SYS SYS SYS PHB PHB PIX X",
     ]
-    gpus = [TopoGpu(i, "NVIDIA L40S", f"0000:{0x1b + 0x10 * i:02x}:00.0", numa_node=i // 4,
-                    cpu_affinity="0-13,28-41" if i < 4 else "14-27,42-55", form_factor="pcie",
-                    pcie=PcieLink(4, 4, 16, 16, source="sysfs"), nvlink=NvLinkState([], source="nvml"))
-            for i in range(8)]
-    return MachineTopology(gpus=gpus, pairs=_matrix_pairs(gpu_rows),
-                           numa_nodes={0: "0-13,28-41", 1: "14-27,42-55"}, sources=["nvidia-smi topo -m", "sysfs"])
+    gpus = [
+        TopoGpu(
+            i,
+            "NVIDIA L40S",
+            f"0000:{0x1B + 0x10 * i:02x}:00.0",
+            numa_node=i // 4,
+            cpu_affinity="0-13,28-41" if i < 4 else "14-27,42-55",
+            form_factor="pcie",
+            pcie=PcieLink(4, 4, 16, 16, source="sysfs"),
+            nvlink=NvLinkState([], source="nvml"),
+        )
+        for i in range(8)
+    ]
+    return MachineTopology(
+        gpus=gpus,
+        pairs=_matrix_pairs(gpu_rows),
+        numa_nodes={0: "0-13,28-41", 1: "14-27,42-55"},
+        sources=["nvidia-smi topo -m", "sysfs"],
+    )
 
 
 def synthetic_2x_rtx5090_phb() -> MachineTopology:
@@ -147,19 +209,40 @@ def synthetic_2x_rtx5090_phb() -> MachineTopology:
 
     From B/club3090-1229-2x-rtx5090-phb-full.txt and B/club3090-1229-2x-rtx5090-topo-p2p-rw-GNS.txt.
     """
-    gpus = [TopoGpu(i, "NVIDIA GeForce RTX 5090", f"0000:{0x01 + 0x80 * i:02x}:00.0", numa_node=0,
-                    cpu_affinity="0-63", form_factor="pcie", pcie=PcieLink(1, 5, 16, 16, source="nvml"))
-            for i in range(2)]
+    gpus = [
+        TopoGpu(
+            i,
+            "NVIDIA GeForce RTX 5090",
+            f"0000:{0x01 + 0x80 * i:02x}:00.0",
+            numa_node=0,
+            cpu_affinity="0-63",
+            form_factor="pcie",
+            pcie=PcieLink(1, 5, 16, 16, source="nvml"),
+        )
+        for i in range(2)
+    ]
     pairs = [GpuPair(0, 1, "PHB", "nvidia-smi topo -m", "GNS", "nvidia-smi topo -p2p r")]
-    return MachineTopology(gpus=gpus, pairs=pairs, numa_nodes={0: "0-63"}, process_cpus="0-63",
-                           sources=["nvidia-smi topo -m", "nvidia-smi topo -p2p r"])
+    return MachineTopology(
+        gpus=gpus,
+        pairs=pairs,
+        numa_nodes={0: "0-63"},
+        process_cpus="0-63",
+        sources=["nvidia-smi topo -m", "nvidia-smi topo -p2p r"],
+    )
 
 
 def synthetic_single_gpu() -> MachineTopology:
     """SYNTHETIC one H100 SXM visible in a VM: no peers (B/gpuexporter-h100-sxm-single-visible-590.48.01.txt)."""
-    gpu = TopoGpu(0, "NVIDIA H100 80GB HBM3", "0000:00:05.0", numa_node=0, cpu_affinity="0-19", form_factor="sxm",
-                  pcie=PcieLink(5, 5, 16, 16, source="nvml"),
-                  nvlink=NvLinkState([NvLinkPort(n, True, 4) for n in range(18)], source="nvidia-smi nvlink -s"))
+    gpu = TopoGpu(
+        0,
+        "NVIDIA H100 80GB HBM3",
+        "0000:00:05.0",
+        numa_node=0,
+        cpu_affinity="0-19",
+        form_factor="sxm",
+        pcie=PcieLink(5, 5, 16, 16, source="nvml"),
+        nvlink=NvLinkState([NvLinkPort(n, True, 4) for n in range(18)], source="nvidia-smi nvlink -s"),
+    )
     return MachineTopology(gpus=[gpu], numa_nodes={0: "0-19"}, sources=["nvidia-smi topo -m", "nvml"])
 
 
@@ -170,8 +253,11 @@ def synthetic_degraded() -> MachineTopology:
     are made up.
     """
     bus = ["0000:01:00.0", "0000:41:00.0", "0000:81:00.0", "0000:c1:00.0"]
-    pairs = [GpuPair(a, b, "NV2" if (a, b) == (1, 2) else "NV4", "nvidia-smi topo -m", "OK", "nvml")
-             for a in range(4) for b in range(a + 1, 4)]
+    pairs = [
+        GpuPair(a, b, "NV2" if (a, b) == (1, 2) else "NV4", "nvidia-smi topo -m", "OK", "nvml")
+        for a in range(4)
+        for b in range(a + 1, 4)
+    ]
     healthy = [GpuPair(a, b, "NV4") for a in range(4) for b in range(a + 1, 4)]
     gpus = []
     for i in range(4):
@@ -180,28 +266,58 @@ def synthetic_degraded() -> MachineTopology:
             for port, peer in zip(nvlink.ports, [0, 0, 0, 2, 0, 3, 3, 2, 2, 2, 3, 3]):
                 port.remote_bus_id, port.active = bus[peer], port.link not in (3, 7)
         width = 8 if i == 3 else 16
-        gpus.append(TopoGpu(i, "NVIDIA A100-SXM4-80GB", bus[i], numa_node=i // 2,
-                            cpu_affinity="0-31" if i < 2 else "32-63", form_factor="sxm",
-                            pcie=PcieLink(4, 4, width, 16, source="nvml", replay_count=12 if i == 3 else 0),
-                            nvlink=nvlink))
-    return MachineTopology(gpus=gpus, pairs=pairs, numa_nodes={0: "0-31", 1: "32-63"}, process_cpus="0-63",
-                           fabric_manager="not-installed", sources=["nvml", "nvidia-smi topo -m"])
+        gpus.append(
+            TopoGpu(
+                i,
+                "NVIDIA A100-SXM4-80GB",
+                bus[i],
+                numa_node=i // 2,
+                cpu_affinity="0-31" if i < 2 else "32-63",
+                form_factor="sxm",
+                pcie=PcieLink(4, 4, width, 16, source="nvml", replay_count=12 if i == 3 else 0),
+                nvlink=nvlink,
+            )
+        )
+    return MachineTopology(
+        gpus=gpus,
+        pairs=pairs,
+        numa_nodes={0: "0-31", 1: "32-63"},
+        process_cpus="0-63",
+        fabric_manager="not-installed",
+        sources=["nvml", "nvidia-smi topo -m"],
+    )
 
 
 def synthetic_10gpu_pxb() -> MachineTopology:
     """SYNTHETIC 10 PCIe GPUs, five behind one PCIe switch per socket (PXB inside, SYS across), two NICs
     on the switches.  Modelled on the 2-socket PCIe box above, widened to ten cards (a common 4U chassis)."""
+
     def path(a: int, b: int) -> str:
         return "X" if a == b else ("PXB" if a // 5 == b // 5 else "SYS")
 
     gpu_rows = [" ".join(path(a, b) for b in range(10)) for a in range(10)]
     nic_rows = [("PXB SYS" if a < 5 else "SYS PXB") for a in range(10)]
     links = _nic_links(nic_rows, 2)
-    gpus = [TopoGpu(i, "NVIDIA RTX 6000 Ada Generation", f"0000:{0x11 + 0x10 * i:02x}:00.0", numa_node=i // 5,
-                    cpu_affinity="0-23" if i < 5 else "24-47", form_factor="pcie",
-                    pcie=PcieLink(4, 4, 16, 16, source="sysfs")) for i in range(10)]
-    return MachineTopology(gpus=gpus, pairs=_matrix_pairs(gpu_rows), nics=_nics(links, ["mlx5_0", "mlx5_1"]),
-                           nics_links=links, numa_nodes={0: "0-23", 1: "24-47"}, sources=["nvidia-smi topo -m"])
+    gpus = [
+        TopoGpu(
+            i,
+            "NVIDIA RTX 6000 Ada Generation",
+            f"0000:{0x11 + 0x10 * i:02x}:00.0",
+            numa_node=i // 5,
+            cpu_affinity="0-23" if i < 5 else "24-47",
+            form_factor="pcie",
+            pcie=PcieLink(4, 4, 16, 16, source="sysfs"),
+        )
+        for i in range(10)
+    ]
+    return MachineTopology(
+        gpus=gpus,
+        pairs=_matrix_pairs(gpu_rows),
+        nics=_nics(links, ["mlx5_0", "mlx5_1"]),
+        nics_links=links,
+        numa_nodes={0: "0-23", 1: "24-47"},
+        sources=["nvidia-smi topo -m"],
+    )
 
 
 def synthetic_empty() -> MachineTopology:

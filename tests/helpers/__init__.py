@@ -1,0 +1,1 @@
+"""Test helpers shared across components (imported, never via conftest)."""
