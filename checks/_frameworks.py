@@ -14,6 +14,8 @@ from typing import Any
 
 from gpudoctor import kb
 from gpudoctor.api import Finding, Fix, Severity, not_applicable
+from gpudoctor.evidence.keys import EvidenceKey as Ev
+from gpudoctor.evidence.keys import framework_key
 from gpudoctor.results import Outcome
 
 LABELS = {"torch": "PyTorch", "tensorflow": "TensorFlow", "jax": "JAX", "cupy": "CuPy"}
@@ -21,15 +23,15 @@ MODULES = {"torch": "torch", "tensorflow": "tensorflow", "jax": "jax", "cupy": "
 PIP_INDEX = "https://download.pytorch.org/whl"
 
 
-def probe_file(framework: str) -> str:
-    return f"framework-{framework}.json"
+def probe_file(framework: str) -> Ev:
+    return framework_key(framework)
 
 
 def evidence_names(framework: str, fw: Any) -> tuple[str, ...]:
     if getattr(fw, "source", "probe") == "collect_env":
-        return ("torch-collect-env.txt",)
+        return (Ev.TORCH_COLLECT_ENV,)
     if getattr(fw, "source", "probe") == "log":
-        return ("tensorflow-log.txt",)
+        return (Ev.TENSORFLOW_LOG,)
     return (probe_file(framework),)
 
 

@@ -5,10 +5,11 @@ from __future__ import annotations
 from typing import Any
 
 from gpudoctor.api import Finding, Fix, Severity
+from gpudoctor.evidence.keys import EvidenceKey as Ev
 from gpudoctor.facts.gpu_state import SLOWING_REASONS
 from gpudoctor.facts.health_model import GpuHealth
 
-EVIDENCE = ("nvml.json", "nvidia-smi-q-x.xml", "nvidia-smi.txt")
+EVIDENCE = (Ev.NVML, Ev.NVIDIA_SMI_XML, Ev.NVIDIA_SMI)
 # Reasons that mean the hardware protects itself (heat, power delivery): worth a warning under any load.
 HARDWARE_REASONS = ("hw_slowdown", "hw_thermal_slowdown", "hw_power_brake_slowdown", "sw_thermal_slowdown")
 
@@ -271,7 +272,7 @@ def xid_finding(code: int, pci: str, events: list[Any]) -> Finding:
             Severity.WARNING,
             f"Xid {code}{where}{times}: not in the knowledge base ({last})",
             Fix("Look the code up in NVIDIA's Xid catalogue.", (), url="https://docs.nvidia.com/deploy/xid-errors/"),
-            ("dmesg-nvidia.txt",),
+            (Ev.KERNEL_LOG,),
         )
     severity = {"problem": Severity.PROBLEM, "warning": Severity.WARNING}.get(info.severity, Severity.INFO)
     commands = tuple(info.commands)
@@ -280,5 +281,5 @@ def xid_finding(code: int, pci: str, events: list[Any]) -> Finding:
         severity,
         f"Xid {code}{where}{times}: {info.meaning}{said}",
         Fix(info.action, commands, needs_root=any(c.startswith("sudo") for c in commands)),
-        ("dmesg-nvidia.txt",),
+        (Ev.KERNEL_LOG,),
     )

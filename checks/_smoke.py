@@ -13,12 +13,13 @@ from typing import Any
 
 from gpudoctor import kb
 from gpudoctor.api import not_applicable
+from gpudoctor.evidence.keys import EvidenceKey as Ev
 from gpudoctor.facts.gpu_state import GpuState
 from gpudoctor.facts.pci_address import normalize_bus_id
 from gpudoctor.facts.topology_model import TopoMatrix
 from gpudoctor.results import Outcome
 
-EVIDENCE = ("smoke.json",)
+EVIDENCE = (Ev.SMOKE,)
 RUN_IT = "run `gpudoctor smoke` or `gpudoctor check --smoke`"
 LABELS = {"torch": "PyTorch", "tensorflow": "TensorFlow"}
 

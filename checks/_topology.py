@@ -6,6 +6,7 @@ from typing import Any
 
 from gpudoctor import kb
 from gpudoctor.api import Finding, Fix, Severity
+from gpudoctor.evidence.keys import EvidenceKey as Ev
 from gpudoctor.facts.topology_model import MachineTopology, PcieLink, TopoGpu, nvlink_count
 
 IDLE_STATES = {"P8", "P10", "P12"}
@@ -64,9 +65,7 @@ def link_findings(gpu: TopoGpu, idle_now: bool | None) -> list[Finding]:
         needs_root=True,
     )
     if link.width_current == 0:
-        found.append(
-            Finding(Severity.PROBLEM, f"{name}: its PCIe link is down (width 0)", reseat, ("pci-devices.json",))
-        )
+        found.append(Finding(Severity.PROBLEM, f"{name}: its PCIe link is down (width 0)", reseat, (Ev.PCI_DEVICES,)))
         return found
     if link.width_current and link.width_max and link.width_current < link.width_max:
         found.append(
@@ -77,7 +76,7 @@ def link_findings(gpu: TopoGpu, idle_now: bool | None) -> list[Finding]:
                 "per direction at full speed (a slot wired narrower by design, as in some laptops and cloud "
                 "instances, looks the same)",
                 reseat,
-                (link.source or "pci-devices.json",),
+                (link.source or Ev.PCI_DEVICES,),
             )
         )
     if link.gen_current and link.gen_max and link.gen_current < link.gen_max:
@@ -100,7 +99,7 @@ def link_findings(gpu: TopoGpu, idle_now: bool | None) -> list[Finding]:
                     Severity.WARNING,
                     f"{name}: PCIe {now} under load, the link can do {best} — trained down: {cost}",
                     reseat,
-                    (link.source or "pci-devices.json",),
+                    (link.source or Ev.PCI_DEVICES,),
                 )
             )
         else:
@@ -111,7 +110,7 @@ def link_findings(gpu: TopoGpu, idle_now: bool | None) -> list[Finding]:
                     "GPU was idle when read this is power saving, not a fault: `gpudoctor smoke` "
                     "measures the link under load",
                     reseat,
-                    (link.source or "pci-devices.json",),
+                    (link.source or Ev.PCI_DEVICES,),
                 )
             )
     spec = kb.gpu_spec_for_name(gpu.name) if gpu.name else None
@@ -186,7 +185,7 @@ def p2p_findings(facts: Any, topo: MachineTopology) -> list[Finding]:
                 f"no peer-to-peer read between {pair_list(platform)} ({reason}): "
                 "NCCL and cudaMemcpyPeer go through host memory, and ACS-blocked P2P can hang NCCL",
                 fix,
-                ("nvidia-smi-topo-p2p-r.txt", "nvml.json"),
+                (Ev.NVIDIA_SMI_P2P, Ev.NVML),
             )
         )
     return found
@@ -222,7 +221,7 @@ def nvlink_findings(gpu: TopoGpu, expected: int | None) -> list[Finding]:
                 Severity.PROBLEM,
                 f"GPU {gpu.index}: NVLink(s) {', '.join(map(str, down))} down — {state.active} of {state.total} active",
                 _reset_fix([gpu.index]),
-                ("nvml.json", "nvidia-smi-nvlink-s.txt"),
+                (Ev.NVML, Ev.NVIDIA_SMI_NVLINK),
             )
         )
     elif expected and state.total < expected:
@@ -231,7 +230,7 @@ def nvlink_findings(gpu: TopoGpu, expected: int | None) -> list[Finding]:
                 Severity.WARNING,
                 f"GPU {gpu.index}: {state.total} NVLinks reported, the {gpu.name} has {expected}",
                 _reset_fix([gpu.index]),
-                ("nvml.json",),
+                (Ev.NVML,),
             )
         )
     return found
@@ -251,7 +250,7 @@ def missing_nvlink_findings(topo: MachineTopology, built_with: list[TopoGpu], re
             f"{', '.join(names)} GPUs are built with NVLink but reach each other over "
             f"PCIe only ({pair_list(pcie_only)}: {pcie_only[0].path}) — NVLinks down or not trained",
             _reset_fix(sorted(indices)),
-            ("nvidia-smi-topo-m.txt", "nvml.json", "fabricmanager.txt"),
+            (Ev.NVIDIA_SMI_TOPO, Ev.NVML, Ev.FABRIC_MANAGER),
         )
     ]
 
@@ -286,7 +285,7 @@ def affinity_findings(facts: Any, topo: MachineTopology) -> list[Finding]:
                 f"{', '.join(map(str, empty))} (empty CPU Affinity): the job's CPUs are on another "
                 "socket than those GPUs",
                 _bind_fix(topo, empty),
-                ("nvidia-smi-topo-m.txt",),
+                (Ev.NVIDIA_SMI_TOPO,),
             )
         )
     allowed = parse_cpu_list(topo.process_cpus) if topo.process_cpus else set()
@@ -306,7 +305,7 @@ def affinity_findings(facts: Any, topo: MachineTopology) -> list[Finding]:
                 f"them near GPU(s) {', '.join(map(str, indices))} "
                 f"(NUMA node {', '.join(sorted({str(g.numa_node) for g in far}))})",
                 _bind_fix(topo, indices),
-                ("cpu-topology.json", "pci-devices.json"),
+                (Ev.CPU_TOPOLOGY, Ev.PCI_DEVICES),
             )
         )
     return found

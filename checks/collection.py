@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 from gpudoctor.api import Finding, Fix, Severity, check, not_applicable, ok
+from gpudoctor.evidence.keys import MANIFEST
+from gpudoctor.evidence.keys import EvidenceKey as Ev
 from gpudoctor.results import Outcome
 
 # Sources whose hang points at the GPU or driver itself, not at a slow helper program.
-_DRIVER_SOURCES = ("nvidia-smi-q-x.xml", "nvidia-smi.txt", "nvidia-smi-L.txt", "nvidia-smi-topo-m.txt", "nvml.json")
+_DRIVER_SOURCES = (Ev.NVIDIA_SMI_XML, Ev.NVIDIA_SMI, Ev.NVIDIA_SMI_LIST, Ev.NVIDIA_SMI_TOPO, Ev.NVML)
 
 
 @check("COL001", area="collection", title="Every source answered in time")
@@ -21,15 +23,15 @@ def sources_answered(facts, ctx) -> Outcome:
     How to fix: look for Xid errors in the kernel log, stop the processes stuck on the GPU
     (`sudo fuser -v /dev/nvidia*`), and reset the GPU or reboot.
     """
-    items = list(facts.evidence.items.values())
+    items = facts.source_runs
     if not items:
         return not_applicable("no evidence")
     timed_out = [i for i in items if i.timed_out]
-    crashed = [i for i in items if i.exit_code is not None and i.exit_code < 0 and not i.timed_out]
+    crashed = [i for i in items if i.killed_by_signal is not None]
     findings = []
     for item in timed_out:
-        driver = item.name in _DRIVER_SOURCES
-        command = " ".join(item.argv or [item.name])
+        driver = item.key in _DRIVER_SOURCES
+        command = item.command_words
         findings.append(
             Finding(
                 Severity.PROBLEM if driver else Severity.WARNING,
@@ -46,16 +48,16 @@ def sources_answered(facts, ctx) -> Outcome:
                 )
                 if driver
                 else None,
-                (item.name, "manifest.json"),
+                (item.name, MANIFEST),
             )
         )
     for item in crashed:
         findings.append(
             Finding(
                 Severity.WARNING,
-                f"`{' '.join(item.argv or [item.name])}` was killed by signal {-item.exit_code}",
+                f"`{item.command_words}` was killed by signal {item.killed_by_signal}",
                 None,
-                (item.name, "manifest.json"),
+                (item.name, MANIFEST),
             )
         )
     data = {

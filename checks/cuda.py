@@ -6,6 +6,7 @@ import os
 
 from gpudoctor import kb
 from gpudoctor.api import Finding, Fix, Severity, check, not_applicable, ok
+from gpudoctor.evidence.keys import EvidenceKey as Ev
 from gpudoctor.results import Outcome
 
 
@@ -37,7 +38,7 @@ def toolkits_installed(facts, ctx) -> Outcome:
     """
     toolkits = facts.toolkits
     nvcc = facts.nvcc
-    if not facts.collected("cuda-toolkits.json") and not facts.collected("nvcc-version.txt"):
+    if not facts.collected(Ev.CUDA_TOOLKITS) and not facts.collected(Ev.NVCC):
         return not_applicable("toolkits not collected")
     data = {
         "toolkits": [
@@ -74,7 +75,7 @@ def toolkits_installed(facts, ctx) -> Outcome:
                         f"nvcc on PATH is CUDA {nvcc.release} but /usr/local/cuda "
                         f"points at CUDA {_major_minor(linked.version)} ({link})",
                         Fix("Put the toolkit you mean first on PATH.", (f"export PATH={link}/bin:$PATH",)),
-                        ("nvcc-version.txt", "cuda-toolkits.json"),
+                        (Ev.NVCC, Ev.CUDA_TOOLKITS),
                     )
                 )
         if versions and nvcc.release not in versions and not findings:
@@ -100,7 +101,7 @@ def toolkits_installed(facts, ctx) -> Outcome:
                     Severity.WARNING,
                     f"CUDA_HOME/CUDA_PATH is {cuda_home}, which is not an installed toolkit",
                     Fix("Point it at an installed toolkit.", (f"export CUDA_HOME={toolkits[0].realpath}",)),
-                    ("env.json", "cuda-toolkits.json"),
+                    (Ev.ENV, Ev.CUDA_TOOLKITS),
                 )
             )
     return Outcome(summary or "toolkit found", findings, data)
@@ -165,7 +166,7 @@ def toolkit_vs_driver(facts, ctx) -> Outcome:
                         f"≤ {driver.cuda_max or 'the driver supports'}.",
                         needs_root=True,
                     ),
-                    ("cuda-toolkits.json", "nvidia-smi.txt", "nvml.json"),
+                    (Ev.CUDA_TOOLKITS, Ev.NVIDIA_SMI, Ev.NVML),
                 )
             )
         elif verdict.status == "minor_version_compat":
@@ -176,7 +177,7 @@ def toolkit_vs_driver(facts, ctx) -> Outcome:
                     f"minor-version compatibility (full support needs ≥ {verdict.needs_driver}): "
                     "programs that ship only PTX from this toolkit fail to JIT-compile",
                     Fix(f"Upgrade the driver to ≥ {verdict.needs_driver} for full support.", needs_root=True),
-                    ("cuda-toolkits.json",),
+                    (Ev.CUDA_TOOLKITS,),
                 )
             )
     data = {"driver": driver_version, "cuda_driver_max": driver.cuda_max, "verdicts": verdicts}

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from gpudoctor.api import Finding, Severity, check, not_applicable
+from gpudoctor.evidence.keys import EvidenceKey as Ev
 from gpudoctor.results import Outcome
 
 
@@ -20,7 +21,7 @@ def cudnn_installed(facts, ctx) -> Outcome:
     How to fix: install the cuDNN major your software was built for (`nvidia-cudnn-cu12` from pip, or
     NVIDIA's `cudnn9-cuda-12` packages) and remove stale copies from the loader path.
     """
-    if not facts.collected("cudnn.json") and not facts.collected("ldconfig-p.txt"):
+    if not facts.collected(Ev.CUDNN) and not facts.collected(Ev.LDCONFIG):
         return not_applicable("cuDNN not collected")
     installs = facts.cudnn
     if not installs:
@@ -52,7 +53,7 @@ def cudnn_installed(facts, ctx) -> Outcome:
                     f"cuDNN {install.version} header at {install.header} but no "
                     f"libcudnn.so.{install.major} library: builds will link but not run",
                     None,
-                    ("cudnn.json",),
+                    (Ev.CUDNN,),
                 )
             )
     return Outcome(described, findings, data)

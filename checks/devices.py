@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from gpudoctor.api import Finding, Fix, Severity, check, not_applicable, ok
+from gpudoctor.evidence.keys import EvidenceKey as Ev
 from gpudoctor.results import Outcome
 
 
@@ -43,7 +44,7 @@ def device_nodes(facts, ctx) -> Outcome:
         if required not in nodes.nodes:
             findings.append(
                 Finding(
-                    Severity.PROBLEM, f"{required} is missing: CUDA cannot initialise", root_fix, ("device-nodes.json",)
+                    Severity.PROBLEM, f"{required} is missing: CUDA cannot initialise", root_fix, (Ev.DEVICE_NODES,)
                 )
             )
     gpu_count = len(facts.gpus)
@@ -54,7 +55,7 @@ def device_nodes(facts, ctx) -> Outcome:
                 Severity.WARNING,
                 f"{len(gpu_nodes)} /dev/nvidiaN node(s) for {gpu_count} GPU(s)",
                 root_fix,
-                ("device-nodes.json",),
+                (Ev.DEVICE_NODES,),
             )
         )
     denied = [n.path for n in nodes.nodes.values() if n.char_device and (n.readable is False or n.writable is False)]
@@ -68,7 +69,7 @@ def device_nodes(facts, ctx) -> Outcome:
                     ("ls -l /dev/nvidia*", "sudo usermod -aG video,render $USER"),
                     needs_root=True,
                 ),
-                ("device-nodes.json",),
+                (Ev.DEVICE_NODES,),
             )
         )
     if not findings:

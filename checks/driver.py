@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from gpudoctor.api import Finding, Fix, Severity, check, not_applicable, ok, problem
+from gpudoctor.evidence.keys import EvidenceKey as Ev
 from gpudoctor.results import Outcome
 from gpudoctor_checks import _fixes
 
@@ -19,7 +20,7 @@ def _gpu_expected(facts) -> bool | None:
 def _userspace_words(facts) -> str:
     driver = facts.driver
     parts = []
-    if not facts.nvidia_smi_missing and facts.collected("nvidia-smi.txt"):
+    if not facts.nvidia_smi_missing and facts.collected(Ev.NVIDIA_SMI):
         parts.append("nvidia-smi")
     if driver.library_versions:
         parts.append("libnvidia-ml")
@@ -50,20 +51,20 @@ def kernel_module_loaded(facts, ctx) -> Outcome:
         return ok(f"loaded: {version}{flavor}", data={"version": driver.kernel_version, "flavor": driver.kernel_flavor})
     smi_error = facts.smi_text.error if facts.smi_text else None
     expected = _gpu_expected(facts)
-    if not (facts.collected("proc-driver-nvidia-version.txt") or facts.collected("proc-modules.txt")):
+    if not (facts.collected(Ev.PROC_DRIVER_VERSION) or facts.collected(Ev.PROC_MODULES)):
         if smi_error and smi_error.kind == "couldnt_communicate" and expected is not False:
             # A pasted nvidia-smi error alone already says it: the kernel module is not answering.
             return problem(
                 "nvidia-smi couldn't communicate with the NVIDIA driver: the kernel module is not "
                 "loaded (often after a kernel upgrade the module was not rebuilt for)",
                 _fixes.load_kernel_module(),
-                ["nvidia-smi.txt"],
+                [Ev.NVIDIA_SMI],
             )
         return not_applicable("kernel module state not collected")
     installed = bool(
         driver.userspace_version
         or driver.library_versions
-        or (facts.collected("nvidia-smi.txt") and not facts.nvidia_smi_missing)
+        or (facts.collected(Ev.NVIDIA_SMI) and not facts.nvidia_smi_missing)
     )
     data = {"version": None, "userspace_installed": installed, "userspace_version": driver.userspace_version}
     if expected is False:
@@ -84,7 +85,7 @@ def kernel_module_loaded(facts, ctx) -> Outcome:
                 ("mokutil --sb-state", "sudo mokutil --import /var/lib/dkms/mok.pub  # then reboot and enrol the key"),
                 needs_root=True,
             ),
-            ["dmesg-nvidia.txt"],
+            [Ev.KERNEL_LOG],
             data,
         )
     if installed:
@@ -92,13 +93,13 @@ def kernel_module_loaded(facts, ctx) -> Outcome:
             f"not loaded, though {_userspace_words(facts)} is installed: nvidia-smi, NVML and "
             "CUDA cannot reach the GPU",
             _fixes.load_kernel_module(),
-            ["proc-driver-nvidia-version.txt", "proc-modules.txt", "nvidia-smi.txt"],
+            [Ev.PROC_DRIVER_VERSION, Ev.PROC_MODULES, Ev.NVIDIA_SMI],
             data,
         )
     return problem(
         "no NVIDIA driver installed: the GPU on the bus cannot be used",
         _fixes.install_driver(facts.os_release),
-        ["proc-modules.txt", "pci-devices.json"],
+        [Ev.PROC_MODULES, Ev.PCI_DEVICES],
         data,
     )
 
@@ -131,10 +132,10 @@ def versions_match(facts, ctx) -> Outcome:
         evidence = [
             name
             for name, hit in (
-                ("nvidia-smi.txt", smi_mismatch),
-                ("nvml.json", nvml_mismatch),
-                ("dmesg-nvidia.txt", bool(api)),
-                ("driver-libraries.json", bool(differing)),
+                (Ev.NVIDIA_SMI, smi_mismatch),
+                (Ev.NVML, nvml_mismatch),
+                (Ev.KERNEL_LOG, bool(api)),
+                (Ev.DRIVER_LIBRARIES, bool(differing)),
             )
             if hit
         ]
@@ -174,7 +175,7 @@ def nouveau(facts, ctx) -> Outcome:
         return problem(
             f"nouveau is loaded{where}: the NVIDIA driver cannot use the GPU",
             _fixes.blacklist_nouveau(facts.os_release),
-            [n for n, hit in (("pci-devices.json", bool(bound)), ("dmesg-nvidia.txt", took_gpu)) if hit],
+            [n for n, hit in ((Ev.PCI_DEVICES, bool(bound)), (Ev.KERNEL_LOG, took_gpu)) if hit],
         )
     if loaded is None:
         return not_applicable("the list of loaded kernel modules (/proc/modules) is not available")
@@ -186,7 +187,7 @@ def nouveau(facts, ctx) -> Outcome:
                     Severity.INFO,
                     "nouveau is loaded; blacklist it if the NVIDIA driver should own the GPUs",
                     _fixes.blacklist_nouveau(facts.os_release),
-                    ("proc-modules.txt",),
+                    (Ev.PROC_MODULES,),
                 )
             ],
         )
@@ -206,7 +207,7 @@ def userspace_installed(facts, ctx) -> Outcome:
     container).
     """
     driver = facts.driver
-    smi = facts.collected("nvidia-smi.txt") and not facts.nvidia_smi_missing
+    smi = facts.collected(Ev.NVIDIA_SMI) and not facts.nvidia_smi_missing
     libs = driver.library_versions
     data = {
         "nvidia_smi": smi,
@@ -216,15 +217,15 @@ def userspace_installed(facts, ctx) -> Outcome:
     }
     if smi or libs or driver.userspace_version:
         missing = []
-        if not smi and facts.collected("nvidia-smi.txt"):
+        if not smi and facts.collected(Ev.NVIDIA_SMI):
             missing.append("nvidia-smi is not on PATH")
-        if not libs and facts.collected("driver-libraries.json") and not facts.container.wsl:
+        if not libs and facts.collected(Ev.DRIVER_LIBRARIES) and not facts.container.wsl:
             missing.append("libnvidia-ml.so not found in the usual library directories")
         version = driver.userspace_version or "version unknown"
         summary = _userspace_words(facts) if driver.userspace_version else f"{_userspace_words(facts)} — {version}"
-        findings = [Finding(Severity.WARNING, m, None, ("nvidia-smi.txt", "driver-libraries.json")) for m in missing]
+        findings = [Finding(Severity.WARNING, m, None, (Ev.NVIDIA_SMI, Ev.DRIVER_LIBRARIES)) for m in missing]
         return Outcome(summary, findings, data)
-    if not facts.collected("nvidia-smi.txt") and not facts.collected("driver-libraries.json"):
+    if not facts.collected(Ev.NVIDIA_SMI) and not facts.collected(Ev.DRIVER_LIBRARIES):
         return not_applicable("driver user space not collected")
     if _gpu_expected(facts) is False:
         return not_applicable("not installed (no NVIDIA GPU on the bus)", data=data)
@@ -241,12 +242,12 @@ def userspace_installed(facts, ctx) -> Outcome:
                 ),
                 needs_root=True,
             ),
-            ["nvidia-smi.txt", "driver-libraries.json"],
+            [Ev.NVIDIA_SMI, Ev.DRIVER_LIBRARIES],
             data,
         )
     return problem(
         "nvidia-smi and libnvidia-ml are not installed",
         _fixes.install_driver(facts.os_release),
-        ["nvidia-smi.txt", "driver-libraries.json"],
+        [Ev.NVIDIA_SMI, Ev.DRIVER_LIBRARIES],
         data,
     )

@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 
 from gpudoctor.api import Finding, Fix, Severity, check, not_applicable, ok, problem
+from gpudoctor.evidence.keys import EvidenceKey as Ev
 from gpudoctor.facts.environment import resolve_visible_devices
 from gpudoctor.results import Outcome
 
@@ -50,7 +51,7 @@ def visible_devices(facts, ctx) -> Outcome:
                     Severity.WARNING,
                     f"CUDA_VISIBLE_DEVICES={raw!r} hides every GPU: CUDA programs will run on the CPU or fail",
                     unset,
-                    ("env.json",),
+                    (Ev.ENV,),
                 )
             ],
             data,
@@ -67,7 +68,7 @@ def visible_devices(facts, ctx) -> Outcome:
                 f"CUDA_VISIBLE_DEVICES repeats {', '.join(resolved.duplicates)}: "
                 "CUDA initialisation fails with a repeated device",
                 unset,
-                ("env.json",),
+                (Ev.ENV,),
             )
         )
     if resolved.stopped_at is not None:
@@ -79,7 +80,7 @@ def visible_devices(facts, ctx) -> Outcome:
                 f"entry {resolved.stopped_at!r} names no GPU on this machine: CUDA ignores "
                 f"it and every entry after it (visible: {kept})",
                 unset,
-                ("env.json", "nvml.json"),
+                (Ev.ENV, Ev.NVML),
             )
         )
     mig_entries = [e for e in resolved.visible if e.upper().startswith("MIG-")]
@@ -89,7 +90,7 @@ def visible_devices(facts, ctx) -> Outcome:
                 Severity.WARNING,
                 "several MIG instances listed: one CUDA process can use only the first; run one process per instance",
                 None,
-                ("env.json",),
+                (Ev.ENV,),
             )
         )
     summary = f"set to {raw!r}: CUDA sees {len(resolved.visible)} of {len(gpus)} GPU(s)"
@@ -120,7 +121,7 @@ def device_order(facts, ctx) -> Outcome:
                 Severity.WARNING,
                 "CUDA numbers these GPUs fastest-first, unlike nvidia-smi: cuda:0 may not be nvidia-smi's GPU 0",
                 Fix("Number GPUs by PCI bus, as nvidia-smi does.", ("export CUDA_DEVICE_ORDER=PCI_BUS_ID",)),
-                ("env.json",),
+                (Ev.ENV,),
             )
         ],
         {"order": order},
@@ -162,7 +163,7 @@ def library_path(facts, ctx) -> Outcome:
                     f"LD_LIBRARY_PATH names CUDA {', '.join(other)} while nvcc on "
                     f"PATH is CUDA {toolkit}: programs may load the other version's libraries",
                     Fix("Keep one CUDA version on LD_LIBRARY_PATH.", ("echo $LD_LIBRARY_PATH | tr ':' '\\n'",)),
-                    ("env.json", "nvcc-version.txt"),
+                    (Ev.ENV, Ev.NVCC),
                 )
             )
     return Outcome(f"{len(entries)} entr{'y' if len(entries) == 1 else 'ies'}", findings, {"entries": entries})
@@ -190,7 +191,7 @@ def container_context(facts, ctx) -> Outcome:
             return problem(
                 "WSL1: CUDA needs WSL2",
                 Fix("Convert the distribution to WSL2 (in Windows PowerShell).", ("wsl --set-version <distro> 2",)),
-                ["proc-version.txt"],
+                [Ev.PROC_VERSION],
             )
         findings = []
         if not context.wsl_libcuda:
@@ -199,7 +200,7 @@ def container_context(facts, ctx) -> Outcome:
                     Severity.PROBLEM,
                     "WSL2 without /usr/lib/wsl/lib/libcuda.so.1: the Windows NVIDIA driver is missing or too old",
                     Fix("Install the current NVIDIA driver on Windows (not inside WSL), then `wsl --shutdown`."),
-                    ("container.json",),
+                    (Ev.CONTAINER,),
                 )
             )
         linux_libs = list(facts.driver.library_versions)
@@ -213,7 +214,7 @@ def container_context(facts, ctx) -> Outcome:
                         ("sudo apt-get remove --purge '^nvidia-driver-.*' '^libnvidia-.*'",),
                         needs_root=True,
                     ),
-                    ("driver-libraries.json",),
+                    (Ev.DRIVER_LIBRARIES,),
                 )
             )
         return Outcome("WSL2 with the Windows driver's CUDA", findings, {"wsl": 2})
@@ -229,7 +230,7 @@ def container_context(facts, ctx) -> Outcome:
                 Severity.WARNING,
                 f"NVIDIA_VISIBLE_DEVICES={visible!r}: the container was asked to see no GPU",
                 None,
-                ("env.json",),
+                (Ev.ENV,),
             )
         )
     elif not has_nodes and facts.device_nodes.collected:
@@ -241,7 +242,7 @@ def container_context(facts, ctx) -> Outcome:
                     "Start it with GPUs (NVIDIA Container Toolkit on the host).",
                     ("docker run --gpus all ...", "# Kubernetes: request nvidia.com/gpu in the pod's resources.limits"),
                 ),
-                ("device-nodes.json",),
+                (Ev.DEVICE_NODES,),
             )
         )
     return Outcome(

@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 
 from gpudoctor.api import Finding, Fix, Severity, check, not_applicable, ok
+from gpudoctor.evidence.keys import EvidenceKey as Ev
 from gpudoctor.facts.environment import resolve_visible_devices
 from gpudoctor.results import Outcome
 from gpudoctor_checks._frameworks import LABELS, evidence_names, shadowing_fix
@@ -83,7 +84,7 @@ def target_python(facts, ctx) -> Outcome:
                         "Point --python at a working interpreter or environment.",
                         ("gpudoctor check --python /path/to/venv",),
                     ),
-                    ("target-python.json",),
+                    (Ev.TARGET_PYTHON,),
                 )
             ],
             data,
@@ -97,7 +98,7 @@ def target_python(facts, ctx) -> Outcome:
         parts.append("not installed: " + ", ".join(absent))
     findings = []
     if record.get("note"):
-        findings.append(Finding(Severity.INFO, str(record["note"]), None, ("target-python.json",)))
+        findings.append(Finding(Severity.INFO, str(record["note"]), None, (Ev.TARGET_PYTHON,)))
     if record.get("how") not in ("--python", "VIRTUAL_ENV", "CONDA_PREFIX") and not found and not broken:
         findings.append(
             Finding(
@@ -105,7 +106,7 @@ def target_python(facts, ctx) -> Outcome:
                 "no framework in gpudoctor's own Python (as with pipx): to check the "
                 "environment you train in, activate it or pass --python",
                 Fix("Point gpudoctor at your environment.", ("gpudoctor check --python /path/to/venv",)),
-                ("target-python.json",),
+                (Ev.TARGET_PYTHON,),
             )
         )
     return ok(f"{where} ({version}, {how}): " + "; ".join(parts), data, findings)
@@ -134,7 +135,7 @@ def library_shadowing(facts, ctx) -> Outcome:
     loaded = {}
     for name, fw in frameworks.items():
         label = LABELS[name]
-        evidence = evidence_names(name, fw) + (("env.json",) if system_dirs else ())
+        evidence = evidence_names(name, fw) + ((Ev.ENV,) if system_dirs else ())
         error = " ".join(filter(None, [fw.run.error, fw.run.output_tail]))
         if re.search(r"undefined symbol: __nvJitLink|version `libnvJitLink|undefined symbol: \w*cudnn\w*", error):
             symbol = re.search(r"undefined symbol: [^\s,]+", error)
@@ -174,7 +175,7 @@ def library_shadowing(facts, ctx) -> Outcome:
             f"LD_LIBRARY_PATH holds {', '.join(system_dirs)} while pip nvidia-* libraries are installed: "
             "nothing was shadowed this time, but a newer framework wheel may be"
         )
-        return ok("no shadowed CUDA library loaded", data, [Finding(Severity.INFO, note, None, ("env.json",))])
+        return ok("no shadowed CUDA library loaded", data, [Finding(Severity.INFO, note, None, (Ev.ENV,))])
     count = sum(len(v) for v in loaded.values())
     return ok(
         f"{count} CUDA librar{'ies' if count != 1 else 'y'} loaded, none shadowed"

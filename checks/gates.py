@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from gpudoctor import kb
 from gpudoctor.api import check, not_applicable, ok, problem, warning
+from gpudoctor.evidence.keys import EvidenceKey as Ev
 from gpudoctor.results import Outcome
 
 
@@ -46,7 +47,7 @@ def require_gpu(facts, ctx) -> Outcome:
     gpus = _usable_gpus(facts)
     if gpus:
         return ok(f"{len(gpus)} usable GPU(s)", data={"gpus": len(gpus)})
-    return problem("no usable NVIDIA GPU (required by --require-gpu)", evidence=["nvml.json", "nvidia-smi.txt"])
+    return problem("no usable NVIDIA GPU (required by --require-gpu)", evidence=[Ev.NVML, Ev.NVIDIA_SMI])
 
 
 @check("GATE002", area="gates", title="--min-gpus: enough GPUs")

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from gpudoctor.api import Finding, Fix, Severity, check, not_applicable
+from gpudoctor.evidence.keys import EvidenceKey as Ev
 from gpudoctor.results import Outcome
 
 
@@ -68,7 +69,7 @@ def inventory(facts, ctx) -> Outcome:
                     ("sudo dmesg | grep -E 'NVRM|Xid'",),
                     needs_root=True,
                 ),
-                ("pci-devices.json", "nvml.json", "nvidia-smi-q-x.xml"),
+                (Ev.PCI_DEVICES, Ev.NVML, Ev.NVIDIA_SMI_XML),
             )
         )
     if driver.cuda_max_source == "knowledge base":
@@ -118,7 +119,7 @@ def compute_mode(facts, ctx) -> Outcome:
                     Severity.PROBLEM,
                     f"GPU {gpu.index} is in Prohibited compute mode: no CUDA program may use it",
                     fix,
-                    ("nvml.json", "nvidia-smi-q-x.xml"),
+                    (Ev.NVML, Ev.NVIDIA_SMI_XML),
                 )
             )
         elif mode.lower().startswith("exclusive"):
@@ -131,7 +132,7 @@ def compute_mode(facts, ctx) -> Outcome:
                         f"{holders}: a new CUDA process fails with 'all CUDA-capable devices are "
                         "busy or unavailable'",
                         fix,
-                        ("nvml.json", "nvidia-smi-q-x.xml"),
+                        (Ev.NVML, Ev.NVIDIA_SMI_XML),
                     )
                 )
             else:
@@ -142,7 +143,7 @@ def compute_mode(facts, ctx) -> Outcome:
                         "a time; others fail with 'all CUDA-capable devices are busy or "
                         "unavailable'",
                         fix,
-                        ("nvml.json", "nvidia-smi-q-x.xml"),
+                        (Ev.NVML, Ev.NVIDIA_SMI_XML),
                     )
                 )
     modes = sorted({g.compute_mode for g in gpus})
@@ -216,7 +217,7 @@ def mig_mode(facts, ctx) -> Outcome:
                         ),
                         needs_root=True,
                     ),
-                    ("nvml.json", "nvidia-smi-q-x.xml"),
+                    (Ev.NVML, Ev.NVIDIA_SMI_XML),
                 )
             )
             continue

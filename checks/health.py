@@ -10,6 +10,7 @@ from collections import defaultdict
 from typing import Any
 
 from gpudoctor.api import Finding, Fix, Severity, check, judged, not_applicable, ok
+from gpudoctor.evidence.keys import EvidenceKey as Ev
 from gpudoctor.results import Outcome
 from gpudoctor_checks import _health as h
 
@@ -68,7 +69,7 @@ def gpu_answers(facts, ctx) -> Outcome:
                 + (f" ({', '.join(where)})" if where else "")
                 + " since boot",
                 h.reboot_fix(None),
-                ("dmesg-nvidia.txt",),
+                (Ev.KERNEL_LOG,),
             )
         )
     data = {
@@ -120,7 +121,7 @@ def persistence(facts, ctx) -> Outcome:
                         needs_root=True,
                         url="https://docs.nvidia.com/deploy/driver-persistence/",
                     ),
-                    ("nvml.json", "nvidia-smi-q-x.xml"),
+                    (Ev.NVML, Ev.NVIDIA_SMI_XML),
                 )
             ],
             data,
@@ -219,7 +220,7 @@ def inforom(facts, ctx) -> Outcome:
                         ("sudo nvidia-bug-report.sh",),
                         needs_root=True,
                     ),
-                    ("nvml.json",),
+                    (Ev.NVML,),
                 )
                 for g in bad
             ],

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from gpudoctor.api import Fix, check, not_applicable, ok, problem, warning
+from gpudoctor.evidence.keys import EvidenceKey as Ev
 from gpudoctor.results import Outcome
 from gpudoctor_checks import _fixes
 
@@ -59,7 +60,7 @@ def nvml_init(facts, ctx) -> Outcome:
                 "Install NVIDIA's bindings into the Python that runs gpudoctor.",
                 ("python -m pip install -I nvidia-ml-py",),
             ),
-            ["nvml.json"],
+            [Ev.NVML],
             data,
         )
     if code == _LIBRARY_NOT_FOUND:
@@ -69,26 +70,24 @@ def nvml_init(facts, ctx) -> Outcome:
             return problem(
                 f"{said}: this container has no driver libraries — started without GPU access",
                 Fix("Start it with GPU access through the NVIDIA Container Toolkit.", ("docker run --gpus all ...",)),
-                ["nvml.json"],
+                [Ev.NVML],
                 data,
             )
         return problem(
             f"{said}: libnvidia-ml.so.1 is not installed or not on the loader path",
             _fixes.install_driver(facts.os_release),
-            ["nvml.json", "ldconfig-p.txt"],
+            [Ev.NVML, Ev.LDCONFIG],
             data,
         )
     if code == _DRIVER_NOT_LOADED:
         if _no_gpu(facts):
             return not_applicable(f"{said} — expected: there is no NVIDIA GPU on the bus", data)
-        return problem(
-            f"{said}: the NVIDIA kernel module is not loaded", _fixes.load_kernel_module(), ["nvml.json"], data
-        )
+        return problem(f"{said}: the NVIDIA kernel module is not loaded", _fixes.load_kernel_module(), [Ev.NVML], data)
     if code == _VERSION_MISMATCH:
         return problem(
             f"{said}: kernel module and libraries are different driver versions",
             _fixes.reboot_for_mismatch(),
-            ["nvml.json"],
+            [Ev.NVML],
             data,
         )
     if code == _NO_PERMISSION:
@@ -99,7 +98,7 @@ def nvml_init(facts, ctx) -> Outcome:
                 ("ls -l /dev/nvidia*", "sudo usermod -aG video,render $USER"),
                 needs_root=True,
             ),
-            ["nvml.json", "device-nodes.json"],
+            [Ev.NVML, Ev.DEVICE_NODES],
             data,
         )
     if code == _GPU_IS_LOST:
@@ -111,7 +110,7 @@ def nvml_init(facts, ctx) -> Outcome:
                 ("sudo reboot", "sudo dmesg | grep -i xid"),
                 needs_root=True,
             ),
-            ["nvml.json", "dmesg-nvidia.txt"],
+            [Ev.NVML, Ev.KERNEL_LOG],
             data,
         )
     if code == _UNKNOWN and facts.container.in_container:
@@ -125,7 +124,7 @@ def nvml_init(facts, ctx) -> Outcome:
                 needs_root=True,
                 url="https://github.com/NVIDIA/nvidia-container-toolkit/issues/48",
             ),
-            ["nvml.json"],
+            [Ev.NVML],
             data,
         )
     return problem(
@@ -135,7 +134,7 @@ def nvml_init(facts, ctx) -> Outcome:
             ("sudo dmesg | grep -E 'NVRM|Xid'", "sudo reboot"),
             needs_root=True,
         ),
-        ["nvml.json"],
+        [Ev.NVML],
         data,
     )
 
@@ -177,14 +176,14 @@ def bindings(facts, ctx) -> Outcome:
         return problem(
             f"the legacy {names} shadows nvidia-ml-py: both install the 'pynvml' module",
             fix,
-            ["python-packages.json"],
+            [Ev.PYTHON_PACKAGES],
             data,
         )
     if official is None:
         return warning(
             "nvidia-ml-py is not installed in gpudoctor's Python",
             Fix("Install it.", ("python -m pip install nvidia-ml-py",)),
-            ["python-packages.json"],
+            [Ev.PYTHON_PACKAGES],
             data,
         )
     return ok(f"nvidia-ml-py {official.get('version')}", data=data)

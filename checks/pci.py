@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections import Counter
 
 from gpudoctor.api import Finding, Fix, Severity, check, not_applicable, ok, warning
+from gpudoctor.evidence.keys import EvidenceKey as Ev
 from gpudoctor.results import Outcome
 from gpudoctor_checks import _fixes
 
@@ -89,7 +90,7 @@ def gpu_on_bus(facts, ctx) -> Outcome:
     return warning(
         f"No NVIDIA GPU on the PCI bus of {where}{detail}",
         fix=fix,
-        evidence=["pci-devices.json", "lspci.txt"],
+        evidence=[Ev.PCI_DEVICES, Ev.LSPCI],
         data={"count": 0},
     )
 
@@ -128,7 +129,7 @@ def driver_bound(facts, ctx) -> Outcome:
                     f"{device.address} ({_describe(device)}) has no kernel driver "
                     "bound: the NVIDIA driver is not installed or not loaded",
                     fix,
-                    ("pci-devices.json",),
+                    (Ev.PCI_DEVICES,),
                 )
             )
         elif device.driver == "nouveau":
@@ -138,7 +139,7 @@ def driver_bound(facts, ctx) -> Outcome:
                     f"{device.address} is held by nouveau, the open-source "
                     "display driver; CUDA needs the NVIDIA driver",
                     _fixes.blacklist_nouveau(facts.os_release),
-                    ("pci-devices.json",),
+                    (Ev.PCI_DEVICES,),
                 )
             )
         elif device.driver.startswith("vfio"):
@@ -152,7 +153,7 @@ def driver_bound(facts, ctx) -> Outcome:
                         "(kernel command line or /etc/modprobe.d) and reboot.",
                         needs_root=True,
                     ),
-                    ("pci-devices.json",),
+                    (Ev.PCI_DEVICES,),
                 )
             )
         else:
@@ -161,7 +162,7 @@ def driver_bound(facts, ctx) -> Outcome:
                     Severity.WARNING,
                     f"{device.address} is bound to {device.driver}, not to nvidia",
                     None,
-                    ("pci-devices.json",),
+                    (Ev.PCI_DEVICES,),
                 )
             )
     summary = ", ".join(f"{n} on {drv}" for drv, n in by_driver.items())

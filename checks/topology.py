@@ -8,12 +8,13 @@ from typing import Any
 
 from gpudoctor import kb
 from gpudoctor.api import Finding, Fix, Severity, check, not_applicable, ok
+from gpudoctor.evidence.keys import EvidenceKey as Ev
 from gpudoctor.results import Outcome
 from gpudoctor_checks import _topology as t
 
-PCIE_EVIDENCE = ("nvml.json", "nvidia-smi-q-x.xml", "pci-devices.json", "lspci.txt")
-PAIR_EVIDENCE = ("nvidia-smi-topo-m.txt", "nvidia-smi-topo-p2p-r.txt", "nvml.json")
-NVLINK_EVIDENCE = ("nvml.json", "nvidia-smi-nvlink-s.txt", "nvidia-smi-topo-m.txt")
+PCIE_EVIDENCE = (Ev.NVML, Ev.NVIDIA_SMI_XML, Ev.PCI_DEVICES, Ev.LSPCI)
+PAIR_EVIDENCE = (Ev.NVIDIA_SMI_TOPO, Ev.NVIDIA_SMI_P2P, Ev.NVML)
+NVLINK_EVIDENCE = (Ev.NVML, Ev.NVIDIA_SMI_NVLINK, Ev.NVIDIA_SMI_TOPO)
 
 
 @check("TOPO001", area="topology", title="PCIe links run at full width and speed")
@@ -199,7 +200,7 @@ def fabric_manager(facts, ctx) -> Outcome:
                 + ", ".join(f"{i} ({s.replace('_', ' ')})" for i, s in sorted(unfinished.items()))
                 + ": CUDA fails with 'Error 802: system not yet initialized' until it is",
                 fix,
-                ("nvml.json", "fabricmanager.txt"),
+                (Ev.NVML, Ev.FABRIC_MANAGER),
             )
         )
     if topo.nvswitches and topo.fabric_manager in ("inactive", "failed", "not-installed", "deactivating"):
@@ -209,7 +210,7 @@ def fabric_manager(facts, ctx) -> Outcome:
                 Severity.PROBLEM,
                 f"{topo.nvswitches} NVSwitch(es) on the bus but nvidia-fabricmanager {words}",
                 fix,
-                ("fabricmanager.txt", "pci-devices.json"),
+                (Ev.FABRIC_MANAGER, Ev.PCI_DEVICES),
             )
         )
     if findings:

@@ -8,10 +8,10 @@ thing (NVML, the XML query, the plain table), the merged views
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from functools import cached_property
-from typing import Any
+from typing import TYPE_CHECKING
 
+from gpudoctor.evidence.keys import EvidenceKey as Ev
 from gpudoctor.evidence.model import Evidence
 from gpudoctor.facts import (
     container,
@@ -31,22 +31,27 @@ from gpudoctor.facts import (
     os_release,
     sysfs_pci,
 )
-from gpudoctor.facts.model import GpuInfo, PciDevice, SmiReport
+from gpudoctor.facts.model import (
+    DriverFacts,
+    GpuInfo,
+    KernelModule,
+    LoaderCacheEntry,
+    NvccInfo,
+    OsRelease,
+    PciDevice,
+    SmiReport,
+)
+from gpudoctor.facts.sources_state import Missing, SourceRun, source_run
 
-
-@dataclass
-class DriverFacts:
-    """The NVIDIA driver as every source sees it."""
-
-    kernel_module_loaded: bool = False
-    kernel_version: str | None = None  # the loaded module
-    kernel_flavor: str | None = None  # "proprietary" / "open" / "l4t"
-    userspace_version: str | None = None  # NVML / nvidia-smi / libnvidia-ml file name
-    userspace_source: str | None = None
-    library_versions: list[str] = field(default_factory=list)  # libnvidia-ml.so.<version> files found
-    cuda_max: str | None = None  # the highest CUDA the driver supports
-    cuda_max_source: str | None = None
-    nouveau_loaded: bool = False
+if TYPE_CHECKING:
+    from gpudoctor.facts.cuda_toolkit import CudaToolkit
+    from gpudoctor.facts.cudnn import CudnnInstall
+    from gpudoctor.facts.framework_model import CollectEnvReport, CupyFacts, JaxFacts, TensorflowFacts, TorchFacts
+    from gpudoctor.facts.gpu_state import GpuState
+    from gpudoctor.facts.health_model import GpuHealth
+    from gpudoctor.facts.kernel_log import KernelLog
+    from gpudoctor.facts.smoke_model import SmokeFacts
+    from gpudoctor.facts.topology_model import MachineTopology, NvLinkState, P2PMatrix, TopoMatrix
 
 
 # The address given to a pasted lspci block that names no device.
@@ -54,76 +59,96 @@ UNPLACED_LSPCI_BLOCK = "unknown"
 
 
 class Facts:
-    def __init__(self, evidence: Evidence):
+    """The typed model of one machine, parsed from its evidence on first use.
+
+    Checks read only these properties.  ``evidence`` stays reachable for the facts layer's own
+    parsers and the report's provenance, never for checks.
+    """
+
+    def __init__(self, evidence: Evidence) -> None:
         self.evidence = evidence
 
-    def collected(self, name: str) -> bool:
-        return self.evidence.collected(name)
+    def collected(self, key: Ev) -> bool:
+        """The source was part of this run or snapshot (it may still have failed: see :meth:`source`)."""
+        return self.evidence.collected(key.value)
+
+    def source(self, key: Ev) -> SourceRun:
+        """How one source answered, or why it has nothing to say (not collected, failed, absent)."""
+        return source_run(key.value, self.evidence.get(key.value))
+
+    def missing(self, key: Ev) -> Missing | None:
+        """Why ``key`` has no output, or None when it answered."""
+        return self.source(key).missing
+
+    @cached_property
+    def source_runs(self) -> tuple[SourceRun, ...]:
+        """Every source of this run or snapshot, as typed records, in collection order."""
+        return tuple(source_run(name, item) for name, item in self.evidence.items.items())
 
     # --- nvidia-smi and NVML -------------------------------------------------
     @cached_property
     def smi_xml(self) -> SmiReport | None:
-        item = self.evidence.get("nvidia-smi-q-x.xml")
+        item = self.evidence.get(Ev.NVIDIA_SMI_XML.value)
         if item is None or (item.error and not item.text):
             return None
         return nvidia_smi_xml.parse_nvidia_smi_xml(item.output)
 
     @cached_property
     def smi_text(self) -> SmiReport | None:
-        item = self.evidence.get("nvidia-smi.txt")
+        item = self.evidence.get(Ev.NVIDIA_SMI.value)
         if item is None or (item.error and not item.output):
             return None
         return nvidia_smi_text.parse_nvidia_smi_text(item.output)
 
     @cached_property
     def smi_list(self) -> list[GpuInfo]:
-        text = self.evidence.output("nvidia-smi-L.txt")
+        text = self.evidence.output(Ev.NVIDIA_SMI_LIST.value)
         if not text:
             # `nvidia-smi nvlink -s` heads each GPU's links with the same "GPU 0: <name> (UUID: ...)" line.
-            text = self.evidence.output("nvidia-smi-nvlink-s.txt")
+            text = self.evidence.output(Ev.NVIDIA_SMI_NVLINK.value)
         return nvidia_smi_text.parse_nvidia_smi_list(text) if text else []
 
     @cached_property
     def nvml(self) -> nvml.NvmlFacts:
-        return nvml.parse_nvml_json(self.evidence.json("nvml.json"))
+        return nvml.parse_nvml_json(self.evidence.json(Ev.NVML.value))
 
     @cached_property
     def nvidia_smi_missing(self) -> bool:
         """nvidia-smi was looked for and is not installed."""
-        item = self.evidence.get("nvidia-smi.txt")
+        item = self.evidence.get(Ev.NVIDIA_SMI.value)
         return bool(item and item.text is None and item.error and "not found" in item.error)
 
     # --- kernel side -----------------------------------------------------------
     @cached_property
-    def kernel_module(self) -> Any:
-        text = self.evidence.text("proc-driver-nvidia-version.txt")
+    def kernel_module(self) -> KernelModule | None:
+        text = self.evidence.text(Ev.PROC_DRIVER_VERSION.value)
         return kernel_module.parse_proc_driver_version(text) if text else None
 
     @cached_property
     def sys_module_version(self) -> str | None:
-        text = self.evidence.text("sys-module-nvidia-version.txt")
+        text = self.evidence.text(Ev.SYS_MODULE_VERSION.value)
         return kernel_module.parse_sys_module_version(text) if text else None
 
     @cached_property
-    def loaded_modules(self) -> dict[str, dict] | None:
-        text = self.evidence.text("proc-modules.txt")
+    def loaded_modules(self) -> dict[str, dict[str, object]] | None:
+        text = self.evidence.text(Ev.PROC_MODULES.value)
         return kernel_module.parse_proc_modules(text) if text is not None else None
 
     @cached_property
-    def kernel_log(self) -> Any:
-        return kernel_log.parse_kernel_log(self.evidence.text("dmesg-nvidia.txt") or "")
+    def kernel_log(self) -> KernelLog:
+        return kernel_log.parse_kernel_log(self.evidence.text(Ev.KERNEL_LOG.value) or "")
 
     @cached_property
     def kernel_log_readable(self) -> bool:
-        item = self.evidence.get("dmesg-nvidia.txt")
+        item = self.evidence.get(Ev.KERNEL_LOG.value)
         return bool(item and item.text is not None and (item.exit_code in (0, None)))
 
     # --- PCI -----------------------------------------------------------------
     @cached_property
     def pci_devices(self) -> list[PciDevice]:
         """NVIDIA PCI functions: sysfs first (works without any driver), lspci to fill in."""
-        from_sysfs = sysfs_pci.parse_pci_devices_json(self.evidence.json("pci-devices.json"))
-        text = self.evidence.text("lspci.txt")
+        from_sysfs = sysfs_pci.parse_pci_devices_json(self.evidence.json(Ev.PCI_DEVICES.value))
+        text = self.evidence.text(Ev.LSPCI.value)
         from_lspci = list(lspci.parse_lspci(text)) if text else []
         from_lspci = [
             d for d in from_lspci if (d.vendor_id or "").lower() == "10de" or "nvidia" in (d.description or "").lower()
@@ -153,141 +178,143 @@ class Facts:
 
     @cached_property
     def pci_scan_available(self) -> bool:
-        data = self.evidence.json("pci-devices.json")
-        return (isinstance(data, dict) and data.get("readable") is True) or self.evidence.text("lspci.txt") is not None
+        data = self.evidence.json(Ev.PCI_DEVICES.value)
+        return (isinstance(data, dict) and data.get("readable") is True) or self.evidence.text(
+            Ev.LSPCI.value
+        ) is not None
 
     @cached_property
     def pci_gpus(self) -> list[PciDevice]:
         return [d for d in self.pci_devices if d.is_gpu or d.class_code is None]
 
     @cached_property
-    def dmi(self) -> dict[str, Any]:
-        data = self.evidence.json("pci-devices.json")
+    def dmi(self) -> dict[str, object]:
+        data = self.evidence.json(Ev.PCI_DEVICES.value)
         dmi = data.get("dmi") if isinstance(data, dict) else None
         return dmi if isinstance(dmi, dict) else {}
 
     # --- CUDA, cuDNN, libraries ---------------------------------------------
     @cached_property
-    def nvcc(self) -> Any:
-        text = self.evidence.text("nvcc-version.txt")
+    def nvcc(self) -> NvccInfo | None:
+        text = self.evidence.text(Ev.NVCC.value)
         return nvcc.parse_nvcc_version(text) if text else None
 
     @cached_property
     def nvcc_on_path(self) -> bool:
-        item = self.evidence.get("nvcc-version.txt")
+        item = self.evidence.get(Ev.NVCC.value)
         return bool(item and item.text)
 
     @cached_property
-    def toolkits(self) -> list[Any]:
-        return cuda_toolkit.parse_cuda_toolkits(self.evidence.json("cuda-toolkits.json"))
+    def toolkits(self) -> list[CudaToolkit]:
+        return cuda_toolkit.parse_cuda_toolkits(self.evidence.json(Ev.CUDA_TOOLKITS.value))
 
     @cached_property
     def toolkit_links(self) -> dict[str, str]:
-        return cuda_toolkit.parse_toolkit_links(self.evidence.json("cuda-toolkits.json"))
+        return cuda_toolkit.parse_toolkit_links(self.evidence.json(Ev.CUDA_TOOLKITS.value))
 
     @cached_property
-    def loader_cache(self) -> list[Any]:
-        text = self.evidence.text("ldconfig-p.txt")
+    def loader_cache(self) -> list[LoaderCacheEntry]:
+        text = self.evidence.text(Ev.LDCONFIG.value)
         return ldconfig.parse_ldconfig(text) if text else []
 
     @cached_property
-    def cudnn(self) -> list[Any]:
-        installs = cudnn.parse_cudnn(self.evidence.json("cudnn.json"))
+    def cudnn(self) -> list[CudnnInstall]:
+        installs = cudnn.parse_cudnn(self.evidence.json(Ev.CUDNN.value))
         if not installs:
             installs = cudnn.cudnn_from_ldconfig(self.loader_cache)
         return installs
 
     @cached_property
-    def driver_libraries(self) -> dict[str, Any]:
-        return driver_libraries.parse_driver_libraries(self.evidence.json("driver-libraries.json"))
+    def driver_libraries(self) -> dict[str, list[str]]:
+        return driver_libraries.parse_driver_libraries(self.evidence.json(Ev.DRIVER_LIBRARIES.value))
 
     # --- the process's surroundings -------------------------------------------
     @cached_property
     def env(self) -> environment.EnvFacts:
-        return environment.parse_env_json(self.evidence.json("env.json"))
+        return environment.parse_env_json(self.evidence.json(Ev.ENV.value))
 
     @cached_property
     def device_nodes(self) -> device_nodes.DeviceNodeFacts:
-        return device_nodes.parse_device_nodes(self.evidence.json("device-nodes.json"))
+        return device_nodes.parse_device_nodes(self.evidence.json(Ev.DEVICE_NODES.value))
 
     @cached_property
     def container(self) -> container.ContainerFacts:
         return container.parse_container(
-            self.evidence.json("container.json"),
-            self.evidence.text("proc-version.txt"),
+            self.evidence.json(Ev.CONTAINER.value),
+            self.evidence.text(Ev.PROC_VERSION.value),
             self.env.present,
             self.env.variables,
         )
 
     @cached_property
-    def os_release(self) -> Any:
-        text = self.evidence.text("os-release")
+    def os_release(self) -> OsRelease | None:
+        text = self.evidence.text(Ev.OS_RELEASE.value)
         return os_release.parse_os_release(text) if text else None
 
     @cached_property
     def uname(self) -> str | None:
-        text = self.evidence.text("uname.txt")
+        text = self.evidence.text(Ev.UNAME.value)
         return text.strip() or None if text else None
 
     @cached_property
-    def python_packages(self) -> dict[str, Any] | None:
-        data = self.evidence.json("python-packages.json")
+    def python_packages(self) -> dict[str, object] | None:
+        data = self.evidence.json(Ev.PYTHON_PACKAGES.value)
         return data if isinstance(data, dict) else None
 
     # --- the frameworks of the target Python -------------------------------------
     @cached_property
-    def collect_env(self) -> Any:
+    def collect_env(self) -> CollectEnvReport | None:
         """A pasted ``torch.utils.collect_env`` report, parsed; None when none was given."""
         from gpudoctor.facts.collect_env import parse_collect_env
 
-        text = self.evidence.text("torch-collect-env.txt")
+        text = self.evidence.text(Ev.TORCH_COLLECT_ENV.value)
         return parse_collect_env(text) if text else None
 
     @cached_property
-    def torch(self) -> Any:
+    def torch(self) -> TorchFacts:
         from gpudoctor.facts import framework_probe
         from gpudoctor.facts.collect_env import torch_facts_from_collect_env
 
-        item = self.evidence.get("framework-torch.json")
+        item = self.evidence.get(Ev.FRAMEWORK_TORCH.value)
         if item is None and self.collect_env is not None:
             return torch_facts_from_collect_env(self.collect_env)
         return framework_probe.parse_torch_probe(item)
 
     @cached_property
-    def tensorflow(self) -> Any:
+    def tensorflow(self) -> TensorflowFacts:
         from gpudoctor.facts import framework_probe
         from gpudoctor.facts.framework_model import ProbeRun, TensorflowFacts
         from gpudoctor.facts.tensorflow_log import parse_tensorflow_log
 
-        item = self.evidence.get("framework-tensorflow.json")
-        log = self.evidence.text("tensorflow-log.txt")
+        item = self.evidence.get(Ev.FRAMEWORK_TENSORFLOW.value)
+        log = self.evidence.text(Ev.TENSORFLOW_LOG.value)
         if item is None and log:
             return TensorflowFacts(source="log", run=ProbeRun(status="from_report"), log=parse_tensorflow_log(log))
         return framework_probe.parse_tensorflow_probe(item)
 
     @cached_property
-    def jax(self) -> Any:
+    def jax(self) -> JaxFacts:
         from gpudoctor.facts import framework_probe
 
-        return framework_probe.parse_jax_probe(self.evidence.get("framework-jax.json"))
+        return framework_probe.parse_jax_probe(self.evidence.get(Ev.FRAMEWORK_JAX.value))
 
     @cached_property
-    def cupy(self) -> Any:
+    def cupy(self) -> CupyFacts:
         from gpudoctor.facts import framework_probe
 
-        return framework_probe.parse_cupy_probe(self.evidence.get("framework-cupy.json"))
+        return framework_probe.parse_cupy_probe(self.evidence.get(Ev.FRAMEWORK_CUPY.value))
 
     @cached_property
-    def smoke(self) -> Any:
+    def smoke(self) -> SmokeFacts:
         """The smoke workloads' measurements (``smoke.json``); status "not_collected" when none were run."""
         from gpudoctor.facts.smoke import parse_smoke
 
-        return parse_smoke(self.evidence.get("smoke.json"))
+        return parse_smoke(self.evidence.get(Ev.SMOKE.value))
 
     @cached_property
-    def target_python(self) -> dict[str, Any]:
+    def target_python(self) -> dict[str, object]:
         """The probed interpreter: its path, why it was chosen, and what the probes learnt of it."""
-        record = self.evidence.json("target-python.json")
+        record = self.evidence.json(Ev.TARGET_PYTHON.value)
         record = dict(record) if isinstance(record, dict) else {}
         for framework in (self.torch, self.tensorflow, self.jax, self.cupy):
             python = framework.python
@@ -301,42 +328,42 @@ class Facts:
         return {k: v for k, v in record.items() if isinstance(k, str)}
 
     @cached_property
-    def gpu_states(self) -> list[Any]:
+    def gpu_states(self) -> list[GpuState]:
         """Clock-event reasons, power limits and processes per GPU (nvidia-smi XML, else the table)."""
         from gpudoctor.facts.gpu_state import gpu_states
 
         return gpu_states(self.evidence)
 
     @cached_property
-    def topology(self) -> Any:
+    def topology(self) -> TopoMatrix | None:
         """The ``nvidia-smi topo -m`` matrix: links between GPU pairs and each GPU's NUMA node."""
         from gpudoctor.facts.nvidia_smi_topo import parse_topo_matrix
 
-        return parse_topo_matrix(self.evidence.text("nvidia-smi-topo-m.txt"))
+        return parse_topo_matrix(self.evidence.text(Ev.NVIDIA_SMI_TOPO.value))
 
     @cached_property
-    def topology_p2p(self) -> Any:
+    def topology_p2p(self) -> P2PMatrix | None:
         """``nvidia-smi topo -p2p r``: which GPU pairs can read each other's memory directly."""
         from gpudoctor.facts.nvidia_smi_topo import parse_topo_p2p
 
-        return parse_topo_p2p(self.evidence.text("nvidia-smi-topo-p2p-r.txt"))
+        return parse_topo_p2p(self.evidence.text(Ev.NVIDIA_SMI_P2P.value))
 
     @cached_property
-    def nvlink_status(self) -> dict[int, Any]:
+    def nvlink_status(self) -> dict[int, NvLinkState]:
         """``nvidia-smi nvlink -s``: each GPU's NVLinks, up or down."""
         from gpudoctor.facts.nvlink_status import parse_nvlink_status
 
-        return parse_nvlink_status(self.evidence.text("nvidia-smi-nvlink-s.txt"))
+        return parse_nvlink_status(self.evidence.text(Ev.NVIDIA_SMI_NVLINK.value))
 
     @cached_property
-    def machine_topology(self) -> Any:
+    def machine_topology(self) -> MachineTopology:
         """Every source's word on the wiring, merged: GPUs, PCIe links, NVLinks, pairs, NICs, NUMA, fabric."""
         from gpudoctor.facts.topology import build_topology
 
         return build_topology(self)
 
     @cached_property
-    def gpu_health(self) -> list[Any]:
+    def gpu_health(self) -> list[GpuHealth]:
         """Each GPU's hardware health (ECC, retired pages, row remapping, InfoROM, clocks, lost GPUs)."""
         from gpudoctor.facts.gpu_health import gpu_health
 
@@ -347,10 +374,22 @@ class Facts:
     def gpus(self) -> list[GpuInfo]:
         from gpudoctor.facts.inventory import merge_inventory
 
-        return merge_inventory(self)
+        return merge_inventory(self.nvml, self.smi_xml, self.smi_text, self.smi_list, self.collect_env)
 
     @cached_property
     def driver(self) -> DriverFacts:
-        from gpudoctor.facts.inventory import merge_driver
+        from gpudoctor.facts.inventory import DriverSources, merge_driver
 
-        return merge_driver(self)
+        return merge_driver(
+            DriverSources(
+                nvml=self.nvml,
+                smi_xml=self.smi_xml,
+                smi_text=self.smi_text,
+                kernel_module=self.kernel_module,
+                sys_module_version=self.sys_module_version,
+                loaded_modules=self.loaded_modules or {},
+                pci_devices=self.pci_devices,
+                driver_libraries=self.driver_libraries,
+                collect_env=self.collect_env,
+            )
+        )

@@ -11,13 +11,27 @@ from __future__ import annotations
 
 import copy
 import dataclasses
-from typing import TYPE_CHECKING
+from collections.abc import Mapping
 
 from gpudoctor import kb
-from gpudoctor.facts.model import GpuInfo
+from gpudoctor.facts.framework_model import CollectEnvReport
+from gpudoctor.facts.model import DriverFacts, GpuInfo, KernelModule, PciDevice, SmiReport
+from gpudoctor.facts.nvml import NvmlFacts
 
-if TYPE_CHECKING:
-    from gpudoctor.facts.facts import DriverFacts, Facts
+
+@dataclasses.dataclass(frozen=True)
+class DriverSources:
+    """What each source says about the driver: the inputs of :func:`merge_driver`."""
+
+    nvml: NvmlFacts
+    smi_xml: SmiReport | None
+    smi_text: SmiReport | None
+    kernel_module: KernelModule | None
+    sys_module_version: str | None
+    loaded_modules: Mapping[str, object]
+    pci_devices: list[PciDevice]
+    driver_libraries: Mapping[str, list[str]]
+    collect_env: CollectEnvReport | None
 
 
 def _key(gpu: GpuInfo) -> str | None:
@@ -34,19 +48,25 @@ def _fill(target: GpuInfo, other: GpuInfo) -> None:
             setattr(target, item.name, getattr(other, item.name))
 
 
-def merge_inventory(facts: Facts) -> list[GpuInfo]:
+def merge_inventory(
+    nvml: NvmlFacts,
+    smi_xml: SmiReport | None,
+    smi_text: SmiReport | None,
+    smi_list: list[GpuInfo],
+    collect_env: CollectEnvReport | None,
+) -> list[GpuInfo]:
     sources: list[list[GpuInfo]] = []
-    if facts.nvml.init_ok and facts.nvml.gpus:
-        sources.append(facts.nvml.gpus)
-    if facts.smi_xml and facts.smi_xml.gpus:
-        sources.append(facts.smi_xml.gpus)
-    if facts.smi_text and facts.smi_text.gpus:
-        sources.append(facts.smi_text.gpus)
-    if facts.smi_list:
-        sources.append(facts.smi_list)
-    if not sources and facts.collect_env is not None and facts.collect_env.gpu_names:
+    if nvml.init_ok and nvml.gpus:
+        sources.append(nvml.gpus)
+    if smi_xml and smi_xml.gpus:
+        sources.append(smi_xml.gpus)
+    if smi_text and smi_text.gpus:
+        sources.append(smi_text.gpus)
+    if smi_list:
+        sources.append(smi_list)
+    if not sources and collect_env is not None and collect_env.gpu_names:
         # A pasted collect_env report names the GPUs (nvidia-smi -L's words) and nothing more.
-        sources.append([GpuInfo(index=i, name=name) for i, name in enumerate(facts.collect_env.gpu_names)])
+        sources.append([GpuInfo(index=i, name=name) for i, name in enumerate(collect_env.gpu_names)])
     if not sources:
         return []
     merged = [copy.deepcopy(g) for g in sources[0]]
@@ -57,7 +77,7 @@ def merge_inventory(facts: Facts) -> list[GpuInfo]:
         by_key = {_key(g): g for g in other_list if _key(g)}
         by_index = {g.index: g for g in other_list if g.index is not None}
         for gpu in merged:
-            other = by_key.get(_key(gpu)) or by_index.get(gpu.index)
+            other = by_key.get(_key(gpu)) or (by_index.get(gpu.index) if gpu.index is not None else None)
             if other is not None:
                 _fill(gpu, other)
     for gpu in merged:
@@ -70,11 +90,9 @@ def merge_inventory(facts: Facts) -> list[GpuInfo]:
     return merged
 
 
-def merge_driver(facts: Facts) -> DriverFacts:
-    from gpudoctor.facts.facts import DriverFacts
-
+def merge_driver(facts: DriverSources) -> DriverFacts:
     driver = DriverFacts()
-    modules = facts.loaded_modules or {}
+    modules = facts.loaded_modules
     module = facts.kernel_module
     driver.kernel_version = (module.version if module else None) or facts.sys_module_version
     driver.kernel_flavor = module.flavor if module else None

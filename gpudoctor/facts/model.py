@@ -118,7 +118,7 @@ class PciDevice:
     @property
     def is_gpu(self) -> bool:
         """A display or 3D controller (not an audio function, USB controller or NVSwitch)."""
-        return bool(self.class_code) and self.class_code[:2] == "03"
+        return self.class_code is not None and self.class_code[:2] == "03"
 
 
 @dataclass
@@ -127,3 +127,18 @@ class OsRelease:
     version_id: str | None = None
     pretty_name: str | None = None
     id_like: tuple[str, ...] = ()
+
+
+@dataclass
+class DriverFacts:
+    """The NVIDIA driver as every source sees it."""
+
+    kernel_module_loaded: bool = False
+    kernel_version: str | None = None  # the loaded module
+    kernel_flavor: str | None = None  # "proprietary" / "open" / "l4t"
+    userspace_version: str | None = None  # NVML / nvidia-smi / libnvidia-ml file name
+    userspace_source: str | None = None
+    library_versions: list[str] = field(default_factory=list)  # libnvidia-ml.so.<version> files found
+    cuda_max: str | None = None  # the highest CUDA the driver supports
+    cuda_max_source: str | None = None
+    nouveau_loaded: bool = False
