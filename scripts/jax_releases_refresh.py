@@ -29,8 +29,16 @@ import subprocess
 import sys
 import tempfile
 from datetime import date
+from typing import Any
 
-DATA = pathlib.Path(__file__).resolve().parents[1] / "gpudoctor" / "kb" / "data" / "python_gpu_packages.json"
+SCRIPTS = pathlib.Path(__file__).resolve().parent
+if str(SCRIPTS) not in sys.path:  # kbtools beside this script
+    sys.path.insert(0, str(SCRIPTS))
+
+from kbtools.common import DEFAULT_DATA_DIR  # noqa: E402
+from kbtools.jsonio import dump  # noqa: E402  (re-exported: the tests check the layout through this script)
+
+DATA = DEFAULT_DATA_DIR / "python_gpu_packages.json"
 FIRST = (0, 4, 30)  # jaxlib 0.4.30 dropped the monolithic CUDA jaxlib: from here `jax[cudaNN]` is the install
 PYTHONS = ("3.8", "3.9", "3.10", "3.11", "3.12", "3.13", "3.14", "3.15")
 PLATFORMS = ("manylinux2014_x86_64", "manylinux_2_27_x86_64", "manylinux_2_28_x86_64")
@@ -70,7 +78,7 @@ def index_versions(package: str, python: str | None = None) -> list[str]:
     return [v.strip() for v in match.group(1).split(",")] if match else []
 
 
-def release_metadata(version: str, workdir: pathlib.Path) -> dict:
+def release_metadata(version: str, workdir: pathlib.Path) -> dict[str, Any]:
     report = workdir / f"jax-{version}.json"
     pip(
         "install",
@@ -83,7 +91,9 @@ def release_metadata(version: str, workdir: pathlib.Path) -> dict:
         str(report),
         f"jax=={version}",
     )
-    return json.loads(report.read_text())["install"][0]["metadata"]
+    # pip's installation report (JSON): its shape is pip's, read as plain data.
+    metadata: dict[str, Any] = json.loads(report.read_text())["install"][0]["metadata"]
+    return metadata
 
 
 def pinned(requirements: list[str], package: str, extra: str) -> str | None:
@@ -94,7 +104,7 @@ def pinned(requirements: list[str], package: str, extra: str) -> str | None:
             continue
         if re.match(rf"\s*{re.escape(package)}\b", name) is None:
             continue
-        versions = re.findall(r"(?:==|>=)\s*([0-9][0-9.]*)", name)
+        versions: list[str] = re.findall(r"(?:==|>=)\s*([0-9][0-9.]*)", name)
         if versions:
             return min(versions, key=version_key)
     return None
@@ -105,14 +115,14 @@ def python_floor(requires: str | None) -> tuple[int, ...] | None:
     return version_key(match.group(1)) if match else None
 
 
-def build_rows() -> list[dict]:
+def build_rows() -> list[dict[str, Any]]:
     wheels = {
         package: {py: set(index_versions(package, py)) for py in PYTHONS}
         for package in ("jaxlib", *(f"jax-{extra}-plugin" for extra in EXTRAS))
     }
     # jax itself is pure Python: ask as the newest Python so Requires-Python hides nothing.
     versions = [v for v in index_versions("jax", PYTHONS[-2]) if version_key(v) >= FIRST]
-    rows = []
+    rows: list[dict[str, Any]] = []
     with tempfile.TemporaryDirectory() as tmp:
         for version in sorted(versions, key=version_key, reverse=True):
             meta = release_metadata(version, pathlib.Path(tmp))
@@ -120,7 +130,8 @@ def build_rows() -> list[dict]:
             floor = python_floor(meta.get("requires_python"))
             declared = [e for e in EXTRAS if e in (meta.get("provides_extra") or [])]
             jaxlib = pinned(requires, "jaxlib", declared[0]) if declared else None
-            extras, plugins = [], {}
+            extras: list[str] = []
+            plugins: dict[str, str] = {}
             for extra in declared:
                 plugin = pinned(requires, f"jax-{extra}-plugin", extra)
                 if plugin and any(plugin in found for found in wheels[f"jax-{extra}-plugin"].values()):
@@ -147,18 +158,6 @@ def build_rows() -> list[dict]:
                 }
             )
     return rows
-
-
-def dump(data: dict) -> str:
-    """JSON as the file is written by hand: two-space indent, short lists of scalars on one line."""
-    text = json.dumps(data, indent=2, ensure_ascii=False) + "\n"
-    scalar = r'(?:"(?:[^"\\]|\\.)*"|-?\d[\d.]*)'
-
-    def inline(match: re.Match) -> str:
-        one = "[" + re.sub(r",\s*", ", ", match.group(1)) + "]"
-        return one if len(one) <= 100 else match.group(0)
-
-    return re.sub(rf"\[\s*({scalar}(?:,\s*{scalar})*)\s*\]", inline, text)
 
 
 def main(argv: list[str] | None = None) -> int:

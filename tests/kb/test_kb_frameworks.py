@@ -551,7 +551,7 @@ def test_synthetic_index_listing_reports_newer_releases():
     assert kb_refresh.newer_than_data(html.replace("2.15.0", "2.14.0"), "cu130", data) == []
 
 
-def test_synthetic_online_check_against_a_local_index(monkeypatch):
+def test_synthetic_online_check_against_a_local_index():
     # A real HTTP server on localhost stands in for download.pytorch.org, serving a made-up listing.
     import http.server
     import threading
@@ -572,18 +572,18 @@ def test_synthetic_online_check_against_a_local_index(monkeypatch):
     thread = threading.Thread(target=server.serve_forever, daemon=True)
     thread.start()
     try:
-        monkeypatch.setattr(kb_refresh, "INDEX_ROOT", f"http://127.0.0.1:{server.server_address[1]}/whl")
+        root = f"http://127.0.0.1:{server.server_address[1]}/whl"
         data = {"releases": [{"torch": "2.14", "variants": [{"variant": "cu130"}]}]}
-        lines = kb_refresh.online_report(data, [], timeout=10)
+        lines = kb_refresh.online_report(data, [], timeout=10, index_root=root)
         assert lines == ["torch 2.15 has a cu130 wheel on download.pytorch.org; the data stops at 2.14 for cu130"]
         data["releases"][0]["variants"].append({"variant": "cu126"})  # its page answers 404
-        lines = kb_refresh.online_report(data, [], timeout=10)
+        lines = kb_refresh.online_report(data, [], timeout=10, index_root=root)
         assert lines[1].startswith("cu126: ") and lines[1].endswith("answered HTTP 404")
     finally:
         server.shutdown()
         server.server_close()
     # With the server gone the check says, in one line, that it could not go online.
-    lines = kb_refresh.online_report(data, [], timeout=10)
+    lines = kb_refresh.online_report(data, [], timeout=10, index_root=root)
     assert len(lines) == 1 and lines[0].startswith("offline: could not read")
 
 
