@@ -12,11 +12,25 @@ import shlex
 from collections.abc import Iterable
 from typing import Any
 
-from gpudoctor import kb
 from gpudoctor.api import Finding, Fix, Severity, not_applicable
 from gpudoctor.evidence.keys import EvidenceKey as Ev
 from gpudoctor.evidence.keys import framework_key
+from gpudoctor.facts.facts import Facts
+from gpudoctor.facts.framework_model import (
+    CupyFacts,
+    FrameworkDevice,
+    JaxFacts,
+    PythonTarget,
+    TensorflowFacts,
+    TorchFacts,
+)
+from gpudoctor.facts.model import GpuInfo
+from gpudoctor.facts.sources_state import Missing, Why
+from gpudoctor.kb.torch_choice import WheelChoice, choose_torch_wheel
 from gpudoctor.results import Outcome
+
+# What a framework probe (or a pasted report) says about one framework of the target Python.
+FrameworkFacts = TorchFacts | TensorflowFacts | JaxFacts | CupyFacts
 
 LABELS = {"torch": "PyTorch", "tensorflow": "TensorFlow", "jax": "JAX", "cupy": "CuPy"}
 MODULES = {"torch": "torch", "tensorflow": "tensorflow", "jax": "jax", "cupy": "cupy"}
@@ -27,15 +41,21 @@ def probe_file(framework: str) -> Ev:
     return framework_key(framework)
 
 
-def evidence_names(framework: str, fw: Any) -> tuple[str, ...]:
-    if getattr(fw, "source", "probe") == "collect_env":
+def source_of(fw: FrameworkFacts) -> str:
+    """Where a framework's facts came from: "probe", or a pasted "collect_env" report / TensorFlow "log"."""
+    return fw.source if isinstance(fw, (TorchFacts, TensorflowFacts)) else "probe"
+
+
+def evidence_names(framework: str, fw: FrameworkFacts) -> tuple[str, ...]:
+    source = source_of(fw)
+    if source == "collect_env":
         return (Ev.TORCH_COLLECT_ENV,)
-    if getattr(fw, "source", "probe") == "log":
+    if source == "log":
         return (Ev.TENSORFLOW_LOG,)
     return (probe_file(framework),)
 
 
-def python_words(python: Any) -> str:
+def python_words(python: PythonTarget | None) -> str:
     """ "/venv/bin/python (Python 3.12.3)" — which interpreter a statement is about."""
     if python is None:
         return "the reported Python"
@@ -43,19 +63,19 @@ def python_words(python: Any) -> str:
     return f"{python.executable} ({version})" if python.executable else version
 
 
-def pip(python: Any) -> str:
+def pip(python: PythonTarget | None) -> str:
     """The pip of the target Python: ``/venv/bin/python -m pip``; plain ``python -m pip`` for a pasted report."""
-    executable = getattr(python, "executable", None)
-    if not executable:
+    executable = python.executable if python is not None else None
+    if python is None or not executable:
         return "python -m pip"
-    if getattr(python, "os", None) == "windows":
+    if python.os == "windows":
         return f'"{executable}" -m pip' if " " in executable else f"{executable} -m pip"
     return f"{shlex.quote(executable)} -m pip"
 
 
-def os_and_machine(python: Any) -> tuple[str, str]:
-    os_name = getattr(python, "os", None) or "linux"
-    machine = (getattr(python, "machine", None) or "x86_64").lower()
+def os_and_machine(python: PythonTarget | None) -> tuple[str, str]:
+    os_name = (python.os if python is not None else None) or "linux"
+    machine = ((python.machine if python is not None else None) or "x86_64").lower()
     if machine in ("amd64", "x64"):
         machine = "x86_64"
     if machine == "arm64" and os_name == "linux":
@@ -66,40 +86,59 @@ def os_and_machine(python: Any) -> tuple[str, str]:
 # --------------------------------------------------------------------------- the GPUs
 
 
-def nvidia_gpus(facts: Any) -> list[Any]:
+def nvidia_gpus(facts: Facts) -> list[GpuInfo]:
     """The NVIDIA GPUs the driver (or a pasted report) knows of."""
     return list(facts.gpus)
 
 
-def gpus_present(facts: Any) -> bool:
+def gpus_present(facts: Facts) -> bool:
     """An NVIDIA GPU is here: the driver lists it, or it sits on the PCI bus without a working driver."""
     return bool(facts.gpus) or bool(facts.pci_gpus)
 
 
-def driver_version(facts: Any) -> str | None:
+def _not_known(missing: Missing | None) -> Missing | None:
+    """The reason, when it makes the value unknown rather than known to be absent."""
+    return missing if missing is not None and missing.why in (Why.NOT_COLLECTED, Why.FAILED) else None
+
+
+def gpus_unknown(facts: Facts) -> Missing | None:
+    """Why it is not known whether an NVIDIA GPU is here, when nothing lists one: the only source, a pasted
+    collect_env report, printed "Could not collect" for its GPUs.  None when the absence is known."""
+    if gpus_present(facts) or facts.pci_scan_available or facts.collect_env is None:
+        return None
+    return _not_known(facts.collect_env.missing.get("gpu_names"))
+
+
+def driver_unknown(facts: Facts) -> Missing | None:
+    """Why the driver is not known, when no source names one and a pasted collect_env report printed
+    "Could not collect" for it; None when a source names it or its absence is known."""
+    driver = facts.driver
+    if driver.kernel_version or driver.userspace_version or facts.collect_env is None:
+        return None
+    if facts.collected(Ev.PROC_DRIVER_VERSION) or facts.collected(Ev.PROC_MODULES):
+        return None
+    return _not_known(facts.collect_env.missing.get("driver_version"))
+
+
+def driver_version(facts: Facts) -> str | None:
     """The driver to choose wheels for: the loaded one, else the installed user space (what will load)."""
     driver = facts.driver
     return driver.kernel_version or driver.userspace_version
 
 
-def driver_older(version: str, than: str) -> bool:
-    a, b = kb.parse_driver_version(version), kb.parse_driver_version(than)
-    return a is not None and b is not None and a < b
-
-
-def driver_usable(facts: Any) -> bool:
+def driver_usable(facts: Facts) -> bool:
     return bool(facts.driver.kernel_module_loaded or facts.container.wsl)
 
 
-def capabilities(facts: Any, devices: Iterable[Any] = ()) -> list[str]:
+def capabilities(facts: Facts, devices: Iterable[FrameworkDevice] = ()) -> list[str]:
     """Compute capabilities of the GPUs: the framework's own view first, then the driver's, then the KB's."""
-    found = [d.compute_capability for d in devices if getattr(d, "compute_capability", None)]
+    found = [d.compute_capability for d in devices if d.compute_capability]
     if found:
         return sorted(set(found))
     return sorted({g.compute_capability for g in facts.gpus if g.compute_capability})
 
 
-def gpu_names(facts: Any) -> str:
+def gpu_names(facts: Facts) -> str:
     names = [g.name for g in facts.gpus if g.name]
     if not names:
         count = len(facts.pci_gpus)
@@ -113,13 +152,13 @@ def gpu_names(facts: Any) -> str:
 # --------------------------------------------------------------------------- probe statuses
 
 
-def probe_status_outcome(framework: str, fw: Any) -> Outcome | None:
+def probe_status_outcome(framework: str, fw: FrameworkFacts) -> Outcome | None:
     """The outcome when the framework could not be probed at all; None when it imported fine."""
     label = LABELS[framework]
     run = fw.run
     where = python_words(fw.python)
     evidence = evidence_names(framework, fw)
-    data = {"status": run.status, "python": getattr(fw.python, "executable", None)}
+    data: dict[str, Any] = {"status": run.status, "python": fw.python.executable if fw.python else None}
     if run.status in ("ok", "from_report"):
         return None
     if run.status == "not_collected":
@@ -150,12 +189,12 @@ def probe_status_outcome(framework: str, fw: Any) -> Outcome | None:
     )
 
 
-def _python(python: Any) -> str:
-    executable = getattr(python, "executable", None)
+def _python(python: PythonTarget | None) -> str:
+    executable = python.executable if python is not None else None
     return shlex.quote(executable) if executable else "python"
 
 
-def import_error_fix(framework: str, fw: Any, error: str) -> Fix:
+def import_error_fix(framework: str, fw: FrameworkFacts, error: str) -> Fix:
     module = MODULES[framework]
     if "__nvJitLink" in error or "libnvJitLink" in error or ("undefined symbol" in error and "/nvidia/" in error):
         return shadowing_fix(fw)
@@ -170,7 +209,7 @@ def import_error_fix(framework: str, fw: Any, error: str) -> Fix:
     )
 
 
-def shadowing_fix(fw: Any) -> Fix:
+def shadowing_fix(fw: FrameworkFacts) -> Fix:
     return Fix(
         "A system CUDA on LD_LIBRARY_PATH shadows the pip nvidia-* libraries the wheel was built with. "
         "Drop the CUDA directories from LD_LIBRARY_PATH (for this shell and in ~/.bashrc).",
@@ -181,13 +220,15 @@ def shadowing_fix(fw: Any) -> Fix:
 # --------------------------------------------------------------------------- fixes that choose a wheel
 
 
-def torch_wheel_fix(facts: Any, torch: Any, summary: str, uninstall_first: bool) -> tuple[Fix | None, Any]:
+def torch_wheel_fix(
+    facts: Facts, torch: TorchFacts, summary: str, uninstall_first: bool
+) -> tuple[Fix | None, WheelChoice]:
     """The pip commands that install the PyTorch wheel this machine needs, and the KB's choice behind them."""
     os_name, machine = os_and_machine(torch.python)
-    choice = kb.choose_torch_wheel(
+    choice = choose_torch_wheel(
         driver_version=driver_version(facts),
         compute_capabilities=capabilities(facts, torch.devices),
-        python_version=getattr(torch.python, "version", None),
+        python_version=torch.python.version if torch.python is not None else None,
         os=os_name,
         machine=machine,
         torch_version=torch.base_version,
@@ -203,9 +244,8 @@ def torch_wheel_fix(facts: Any, torch: Any, summary: str, uninstall_first: bool)
             commands.append(f"{pip(torch.python)} uninstall -y torch torchvision torchaudio")
     index = f" --index-url {choice.index_url}" if choice.index_url else ""
     commands.append(f'{pip(torch.python)} install "{choice.requirement}"{index}')
-    cuda = (
-        f" (CUDA {choice.variant[2:-1]}.{choice.variant[-1]})" if re.fullmatch(r"cu\d{3}", choice.variant or "") else ""
-    )
+    variant = choice.variant or ""
+    cuda = f" (CUDA {variant[2:-1]}.{variant[-1]})" if re.fullmatch(r"cu\d{3}", variant) else ""
     text = f"{summary} Chosen: torch {choice.torch} {choice.variant}{cuda}, the newest build this driver, GPU and Python run."
     if choice.python_note:
         text += f" {choice.python_note}"
@@ -215,7 +255,7 @@ def torch_wheel_fix(facts: Any, torch: Any, summary: str, uninstall_first: bool)
     return Fix(text, tuple(commands)), choice
 
 
-def choice_data(choice: Any) -> dict[str, Any] | None:
+def choice_data(choice: WheelChoice | None) -> dict[str, Any] | None:
     if choice is None:
         return None
     return {

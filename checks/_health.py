@@ -2,12 +2,11 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 from gpudoctor.api import Finding, Fix, Severity
 from gpudoctor.evidence.keys import EvidenceKey as Ev
 from gpudoctor.facts.gpu_state import SLOWING_REASONS
 from gpudoctor.facts.health_model import GpuHealth
+from gpudoctor.facts.kernel_log import XidEvent
 
 EVIDENCE = (Ev.NVML, Ev.NVIDIA_SMI_XML, Ev.NVIDIA_SMI)
 # Reasons that mean the hardware protects itself (heat, power delivery): worth a warning under any load.
@@ -260,7 +259,7 @@ def clock_findings(gpu: GpuHealth) -> list[Finding]:
 # --------------------------------------------------------------------------- Xid
 
 
-def xid_finding(code: int, pci: str, events: list[Any]) -> Finding:
+def xid_finding(code: int, pci: str, events: list[XidEvent]) -> Finding:
     from gpudoctor.kb.xid import xid_info
 
     info = xid_info(code, gpu=pci if pci != "?" else None)

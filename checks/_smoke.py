@@ -8,33 +8,65 @@ without it the only safe join is a machine with one GPU (or GPUs that are all al
 
 from __future__ import annotations
 
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Protocol, TypeVar
 
-from gpudoctor import kb
-from gpudoctor.api import not_applicable
+from gpudoctor.api import Finding, Fix, Severity, not_applicable
 from gpudoctor.evidence.keys import EvidenceKey as Ev
+from gpudoctor.facts.facts import Facts
 from gpudoctor.facts.gpu_state import GpuState
+from gpudoctor.facts.model import GpuInfo
 from gpudoctor.facts.pci_address import normalize_bus_id
-from gpudoctor.facts.topology_model import TopoMatrix
+from gpudoctor.facts.smoke_model import SmokeDevice, SmokeFacts
+from gpudoctor.facts.topology_model import TopoGpu
+from gpudoctor.kb.gpu_specs import GpuSpec, gpu_spec_for_name, pcie_rate_gbps
 from gpudoctor.results import Outcome
 
 EVIDENCE = (Ev.SMOKE,)
 RUN_IT = "run `gpudoctor smoke` or `gpudoctor check --smoke`"
 LABELS = {"torch": "PyTorch", "tensorflow": "TensorFlow"}
+BELOW_SPEC = 0.5  # a measurement below half of what the hardware is built for is a finding
+SMALL_MATMUL = 4096  # below this n a big GPU is not kept busy by one matmul
+
+
+def finding(severity: Severity, message: str, fix: Fix | None = None) -> Finding:
+    """A finding that cites the smoke run as its evidence."""
+    return Finding(severity, message, fix, EVIDENCE)
+
+
+def one_line(text: str, limit: int = 300) -> str:
+    """The last non-blank line of an error or output tail, cut to ``limit`` characters."""
+    lines = [line.strip() for line in str(text).splitlines() if line.strip()]
+    line = lines[-1] if lines else ""
+    return line if len(line) <= limit else line[: limit - 1] + "…"
+
+
+class _Measured(Protocol):
+    @property
+    def error(self) -> str | None: ...
+
+
+MeasuredT = TypeVar("MeasuredT", bound=_Measured)
+
+
+def best(rows: Sequence[MeasuredT], value: Callable[[MeasuredT], float | None]) -> MeasuredT | None:
+    """The row with the highest measured ``value`` among those that ran without error, else None."""
+    measured = [(figure, row) for row in rows if (figure := value(row)) is not None and not row.error]
+    return max(measured, key=lambda pair: pair[0])[1] if measured else None
 
 
 # --------------------------------------------------------------------------- was there a run at all
 
 
-def not_run(smoke: Any) -> Outcome | None:
+def not_run(smoke: SmokeFacts) -> Outcome | None:
     """Not applicable when no smoke run is in the evidence."""
     if smoke.run.status == "not_collected":
         return not_applicable(f"no smoke workloads in the evidence ({RUN_IT})", {"status": "not_collected"})
     return None
 
 
-def no_measurements(smoke: Any, what: str) -> Outcome | None:
+def no_measurements(smoke: SmokeFacts, what: str) -> Outcome | None:
     """Not applicable when the run could not measure anything (SMOKE001 says why)."""
     skipped = not_run(smoke)
     if skipped is not None:
@@ -44,7 +76,7 @@ def no_measurements(smoke: Any, what: str) -> Outcome | None:
     return None
 
 
-def stopped_note(smoke: Any) -> str:
+def stopped_note(smoke: SmokeFacts) -> str:
     words = {"interrupt": "it was interrupted", "budget": "its time budget ran out", "timeout": "it timed out"}
     return f" (the run stopped early: {words[smoke.stopped_by]})" if smoke.stopped_by in words else ""
 
@@ -52,22 +84,23 @@ def stopped_note(smoke: Any) -> str:
 # --------------------------------------------------------------------------- devices and numbers
 
 
-def device(smoke: Any, device_id: str) -> Any:
+def device(smoke: SmokeFacts, device_id: str) -> SmokeDevice | None:
     return next((d for d in smoke.devices if d.id == device_id), None)
 
 
-def device_words(smoke: Any, device_id: str) -> str:
+def device_words(smoke: SmokeFacts, device_id: str) -> str:
     """ "cuda:0 (NVIDIA H100 80GB HBM3)", or the id alone when the run did not name it."""
     found = device(smoke, device_id)
     return f"{device_id} ({found.name})" if found is not None and found.name else device_id
 
 
-def accelerator_ids(smoke: Any) -> list[str]:
+def accelerator_ids(smoke: SmokeFacts) -> list[str]:
     ids = [d.id for d in smoke.accelerators]
     # Results for a device the "devices" list lacks (a cut record) still count when the id says GPU.
-    for result in list(smoke.matmul) + list(smoke.cnn) + list(smoke.bandwidth):
-        if result.device not in ids and result.device != "cpu" and device(smoke, result.device) is None:
-            ids.append(result.device)
+    measured = [r.device for r in smoke.matmul] + [r.device for r in smoke.cnn] + [r.device for r in smoke.bandwidth]
+    for device_id in measured:
+        if device_id not in ids and device_id != "cpu" and device(smoke, device_id) is None:
+            ids.append(device_id)
     return ids
 
 
@@ -90,10 +123,10 @@ def percent(part: float, whole: float) -> str:
 # --------------------------------------------------------------------------- joining to the machine's facts
 
 
-def gpu_for_device(facts: Any, found: Any) -> Any:
+def gpu_for_device(facts: Facts, found: SmokeDevice | None) -> GpuInfo | None:
     """The driver's record (GpuInfo) of the physical GPU behind a smoke device, or None."""
     gpus = list(facts.gpus)
-    bus = normalize_bus_id(getattr(found, "pci_bus_id", None))
+    bus = normalize_bus_id(found.pci_bus_id if found is not None else None)
     if bus:
         match = next((g for g in gpus if g.bus_id and normalize_bus_id(g.bus_id) == bus), None)
         if match is not None:
@@ -105,23 +138,21 @@ def gpu_for_device(facts: Any, found: Any) -> Any:
     return gpus[0] if gpus and len(shapes) == 1 and not bus else None
 
 
-def spec_for(facts: Any, found: Any) -> kb.GpuSpec | None:
+def spec_for(facts: Facts, found: SmokeDevice | None) -> GpuSpec | None:
     """The spec sheet for a smoke device: by the framework's name, else by the driver's."""
-    spec = kb.gpu_spec_for_name(getattr(found, "name", None))
+    spec = gpu_spec_for_name(found.name if found is not None else None)
     if spec is None:
         gpu = gpu_for_device(facts, found)
-        spec = kb.gpu_spec_for_name(gpu.name) if gpu is not None else None
+        spec = gpu_spec_for_name(gpu.name) if gpu is not None else None
     return spec
 
 
-def states(facts: Any) -> list[GpuState]:
-    return facts.gpu_states
-
-
-def state_for(facts: Any, found: Any) -> GpuState | None:
+def state_for(facts: Facts, found: SmokeDevice | None) -> GpuState | None:
     gpu = gpu_for_device(facts, found)
-    bus = normalize_bus_id(getattr(gpu, "bus_id", None) or getattr(found, "pci_bus_id", None))
-    all_states = states(facts)
+    bus = normalize_bus_id(
+        (gpu.bus_id if gpu is not None else None) or (found.pci_bus_id if found is not None else None)
+    )
+    all_states = facts.gpu_states
     if bus:
         match = next((s for s in all_states if s.bus_id == bus), None)
         if match is not None:
@@ -133,11 +164,7 @@ def state_for(facts: Any, found: Any) -> GpuState | None:
     return all_states[0] if len(all_states) == 1 else None
 
 
-def topology(facts: Any) -> TopoMatrix | None:
-    return facts.topology
-
-
-def smi_index(facts: Any, found: Any) -> int | None:
+def smi_index(facts: Facts, found: SmokeDevice | None) -> int | None:
     gpu = gpu_for_device(facts, found)
     return gpu.index if gpu is not None else None
 
@@ -156,16 +183,16 @@ class Link:
 
     @property
     def rate_now(self) -> float | None:
-        return kb.pcie_rate_gbps(self.gen_now, self.width_now)
+        return pcie_rate_gbps(self.gen_now, self.width_now)
 
     @property
     def rate_max(self) -> float | None:
-        return kb.pcie_rate_gbps(self.gen_max, self.width_max)
+        return pcie_rate_gbps(self.gen_max, self.width_max)
 
     @property
     def rate_at_full_speed(self) -> float | None:
         """The link's rate once it has trained up to full speed at its present width (GPUs slow an idle link)."""
-        return kb.pcie_rate_gbps(self.gen_max or self.gen_now, self.width_now)
+        return pcie_rate_gbps(self.gen_max or self.gen_now, self.width_now)
 
     def words(self, gen: int | None = None, width: int | None = None) -> str:
         gen = self.gen_now if gen is None else gen
@@ -173,10 +200,12 @@ class Link:
         return f"Gen{gen} x{width}" if gen and width else "unknown"
 
 
-def topo_gpu_for(facts: Any, found: Any) -> Any:
+def topo_gpu_for(facts: Facts, found: SmokeDevice | None) -> TopoGpu | None:
     """The merged topology's record (TopoGpu) of the physical GPU behind a smoke device, or None."""
     gpu = gpu_for_device(facts, found)
-    bus = normalize_bus_id((gpu.bus_id if gpu is not None else None) or getattr(found, "pci_bus_id", None))
+    bus = normalize_bus_id(
+        (gpu.bus_id if gpu is not None else None) or (found.pci_bus_id if found is not None else None)
+    )
     gpus = facts.machine_topology.gpus
     if bus:
         match = next((g for g in gpus if g.bus_id and normalize_bus_id(g.bus_id) == bus), None)
@@ -187,7 +216,7 @@ def topo_gpu_for(facts: Any, found: Any) -> Any:
     return None
 
 
-def link_for(facts: Any, found: Any) -> Link | None:
+def link_for(facts: Facts, found: SmokeDevice | None) -> Link | None:
     """The PCIe link of the GPU behind a smoke device as the evidence saw it (NVML / nvidia-smi, else sysfs)."""
     gpu = topo_gpu_for(facts, found)
     if gpu is None:
@@ -205,7 +234,7 @@ def link_for(facts: Any, found: Any) -> Link | None:
     )
 
 
-def link_or_spec(facts: Any, found: Any) -> Link | None:
+def link_or_spec(facts: Facts, found: SmokeDevice | None) -> Link | None:
     """The link as the evidence saw it, else the link the product is built for (its spec sheet)."""
     link = link_for(facts, found)
     if link is not None and link.rate_now is not None:
@@ -223,11 +252,11 @@ def link_or_spec(facts: Any, found: Any) -> Link | None:
     )
 
 
-def numa_nodes(facts: Any) -> set[int]:
+def numa_nodes(facts: Facts) -> set[int]:
     nodes = {d.numa_node for d in facts.pci_devices if d.numa_node is not None}
     return nodes | {g.numa_node for g in facts.machine_topology.gpus if g.numa_node is not None}
 
 
-def numa_node_of(facts: Any, found: Any) -> int | None:
+def numa_node_of(facts: Facts, found: SmokeDevice | None) -> int | None:
     gpu = topo_gpu_for(facts, found)
     return gpu.numa_node if gpu is not None else None

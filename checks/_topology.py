@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-from typing import Any
-
-from gpudoctor import kb
 from gpudoctor.api import Finding, Fix, Severity
 from gpudoctor.evidence.keys import EvidenceKey as Ev
-from gpudoctor.facts.topology_model import MachineTopology, PcieLink, TopoGpu, nvlink_count
+from gpudoctor.facts.facts import Facts
+from gpudoctor.facts.predicates import gen_below_best, lanes_below_best
+from gpudoctor.facts.topology_model import GpuPair, MachineTopology, PcieLink, TopoGpu, nvlink_count
+from gpudoctor.kb.gpu_specs import gpu_spec_for_name, pcie_rate_gbps
 
 IDLE_STATES = {"P8", "P10", "P12"}
 # P2P statuses as nvidia-smi prints them, in words.
@@ -30,11 +30,11 @@ def link_words(gen: int | None, width: int | None) -> str:
 
 
 def _rate(gen: int | None, width: int | None) -> str:
-    rate = kb.pcie_rate_gbps(gen, width)
+    rate = pcie_rate_gbps(gen, width)
     return f"{rate:g} GB/s" if rate is not None else "? GB/s"
 
 
-def idle(facts: Any, gpu: TopoGpu) -> bool | None:
+def idle(facts: Facts, gpu: TopoGpu) -> bool | None:
     """Whether the GPU was idle when read (its link then runs slow on purpose); None when nobody said."""
     state = next((s for s in facts.gpu_states if s.bus_id and s.bus_id == gpu.bus_id), None)
     if state is None:
@@ -67,7 +67,7 @@ def link_findings(gpu: TopoGpu, idle_now: bool | None) -> list[Finding]:
     if link.width_current == 0:
         found.append(Finding(Severity.PROBLEM, f"{name}: its PCIe link is down (width 0)", reseat, (Ev.PCI_DEVICES,)))
         return found
-    if link.width_current and link.width_max and link.width_current < link.width_max:
+    if lanes_below_best(link.width_current, link.width_max):
         found.append(
             Finding(
                 Severity.WARNING,
@@ -79,7 +79,7 @@ def link_findings(gpu: TopoGpu, idle_now: bool | None) -> list[Finding]:
                 (link.source or Ev.PCI_DEVICES,),
             )
         )
-    if link.gen_current and link.gen_max and link.gen_current < link.gen_max:
+    if gen_below_best(link.gen_current, link.gen_max):
         now, best = link_words(link.gen_current, link.width_current), link_words(link.gen_max, link.width_current)
         cost = (
             f"{_rate(link.gen_current, link.width_current)} instead of "
@@ -113,7 +113,7 @@ def link_findings(gpu: TopoGpu, idle_now: bool | None) -> list[Finding]:
                     (link.source or Ev.PCI_DEVICES,),
                 )
             )
-    spec = kb.gpu_spec_for_name(gpu.name) if gpu.name else None
+    spec = gpu_spec_for_name(gpu.name) if gpu.name else None
     if (
         spec is not None
         and spec.pcie_gen
@@ -131,7 +131,7 @@ def link_findings(gpu: TopoGpu, idle_now: bool | None) -> list[Finding]:
     return found
 
 
-def pair_list(pairs: list[Any], limit: int = 8) -> str:
+def pair_list(pairs: list[GpuPair], limit: int = 8) -> str:
     words = [f"GPU{p.a}↔GPU{p.b}" for p in pairs[:limit]]
     return ", ".join(words) + (f" and {len(pairs) - limit} more" if len(pairs) > limit else "")
 
@@ -154,7 +154,12 @@ def _is_geforce(topo: MachineTopology, index: int) -> bool:
     return bool(gpu and gpu.name and any(word in gpu.name for word in ("GeForce", "RTX 50", "RTX 40", "TITAN")))
 
 
-def p2p_findings(facts: Any, topo: MachineTopology) -> list[Finding]:
+def _p2p_words(status: str | None) -> str:
+    """What a ``topo -p2p r`` status means, in words (the status itself when it is not a known one)."""
+    return P2P_WORDS.get(status or "", str(status))
+
+
+def p2p_findings(facts: Facts, topo: MachineTopology) -> list[Finding]:
     refused = [pair for pair in topo.pairs if pair.p2p_read and pair.p2p_read != "OK"]
     if not refused:
         return []
@@ -166,13 +171,13 @@ def p2p_findings(facts: Any, topo: MachineTopology) -> list[Finding]:
             Finding(
                 Severity.INFO,
                 f"no peer-to-peer access between {pair_list(consumer)}: "
-                f"{P2P_WORDS.get(consumer[0].p2p_read, consumer[0].p2p_read)} (GeForce cards have no "
+                f"{_p2p_words(consumer[0].p2p_read)} (GeForce cards have no "
                 "P2P; NCCL copies through host memory, as expected)",
             )
         )
     if platform:
-        statuses = sorted({p.p2p_read for p in platform})
-        reason = "; ".join(f"{s}: {P2P_WORDS.get(s, s)}" for s in statuses)
+        statuses = sorted({p.p2p_read for p in platform if p.p2p_read})
+        reason = "; ".join(f"{s}: {_p2p_words(s)}" for s in statuses)
         fix = Fix(
             "Peer access refused by the platform is usually PCIe ACS or the IOMMU: disable ACS in the BIOS "
             "(or boot with iommu=pt), then check again. In a VM, the hypervisor must allow it.",
@@ -238,7 +243,9 @@ def nvlink_findings(gpu: TopoGpu, expected: int | None) -> list[Finding]:
 
 def missing_nvlink_findings(topo: MachineTopology, built_with: list[TopoGpu], reported: list[TopoGpu]) -> list[Finding]:
     """SXM GPUs that see each other but not over NVLink (and no link state says why)."""
-    indices = {gpu.index for gpu in built_with} - {gpu.index for gpu in reported if gpu.nvlink.active}
+    indices = {gpu.index for gpu in built_with} - {
+        gpu.index for gpu in reported if gpu.nvlink is not None and gpu.nvlink.active
+    }
     pairs = [pair for pair in topo.pairs if pair.a in indices and pair.b in indices and pair.path]
     pcie_only = [pair for pair in pairs if nvlink_count(pair.path) is None]
     if not pairs or len(pcie_only) < len(pairs):
@@ -255,7 +262,7 @@ def missing_nvlink_findings(topo: MachineTopology, built_with: list[TopoGpu], re
     ]
 
 
-def fabric_manager_fix(facts: Any) -> Fix:
+def fabric_manager_fix(facts: Facts) -> Fix:
     version = facts.driver.kernel_version or facts.driver.userspace_version
     branch = version.split(".")[0] if version else "<branch>"
     package = f"nvidia-fabricmanager-{branch}" + (f"={version}-1" if version else "")
@@ -271,13 +278,13 @@ def fabric_manager_fix(facts: Any) -> Fix:
     )
 
 
-def affinity_findings(facts: Any, topo: MachineTopology) -> list[Finding]:
+def affinity_findings(facts: Facts, topo: MachineTopology) -> list[Finding]:
     from gpudoctor.facts.nvml_topology import parse_cpu_list
 
-    found = []
+    found: list[Finding] = []
     matrix = facts.topology
     empty = sorted(i for i, cpus in (matrix.cpu_affinity.items() if matrix else []) if cpus == "")
-    if empty and len(empty) < len(matrix.gpus):
+    if matrix is not None and empty and len(empty) < len(matrix.gpus):
         found.append(
             Finding(
                 Severity.WARNING,

@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
-from gpudoctor.api import Finding, Fix, Severity, check, not_applicable, ok
+from gpudoctor.api import CheckContext, Finding, Fix, Severity, check, not_applicable, ok
 from gpudoctor.evidence.keys import MANIFEST
 from gpudoctor.evidence.keys import EvidenceKey as Ev
+from gpudoctor.facts.facts import Facts
 from gpudoctor.results import Outcome
 
 # Sources whose hang points at the GPU or driver itself, not at a slow helper program.
@@ -12,7 +13,7 @@ _DRIVER_SOURCES = (Ev.NVIDIA_SMI_XML, Ev.NVIDIA_SMI, Ev.NVIDIA_SMI_LIST, Ev.NVID
 
 
 @check("COL001", area="collection", title="Every source answered in time")
-def sources_answered(facts, ctx) -> Outcome:
+def sources_answered(facts: Facts, ctx: CheckContext) -> Outcome:
     """What it checks: that no evidence command (nvidia-smi, the NVML query, lspci, ...) hung past the
     timeout (`--timeout`, 10 s by default) or crashed.
 

@@ -4,26 +4,23 @@ from __future__ import annotations
 
 import os
 
-from gpudoctor import kb
-from gpudoctor.api import Finding, Fix, Severity, check, not_applicable, ok
+from gpudoctor.api import CheckContext, Finding, Fix, Severity, check, not_applicable, ok
 from gpudoctor.evidence.keys import EvidenceKey as Ev
+from gpudoctor.facts.cuda_toolkit import CudaToolkit
+from gpudoctor.facts.facts import Facts
+from gpudoctor.facts.predicates import cuda_major_minor as _major_minor
+from gpudoctor.facts.predicates import driver_runs_cuda_release
+from gpudoctor.kb.driver_cuda import min_driver_for_cuda, mvc_floor
 from gpudoctor.results import Outcome
 
 
-def _major_minor(version: str | None) -> str | None:
-    if not version:
-        return None
-    parts = version.split(".")
-    return ".".join(parts[:2]) if len(parts) >= 2 else parts[0]
-
-
-def _toolkits(facts) -> list:
+def _toolkits(facts: Facts) -> list[CudaToolkit]:
     """Installed toolkits, plus the nvcc on PATH when it lives outside every scanned directory."""
     return [t for t in facts.toolkits if t.version]
 
 
 @check("CUDA001", area="cuda", title="CUDA toolkits installed")
-def toolkits_installed(facts, ctx) -> Outcome:
+def toolkits_installed(facts: Facts, ctx: CheckContext) -> Outcome:
     """What it checks: every CUDA toolkit on the machine (/usr/local/cuda*, CUDA_HOME, CUDA_PATH) with its
     version (version.json, version.txt, or its package metadata), the nvcc first on PATH, and whether they
     agree.
@@ -108,7 +105,7 @@ def toolkits_installed(facts, ctx) -> Outcome:
 
 
 @check("CUDA002", area="cuda", title="The driver can run the installed CUDA toolkits")
-def toolkit_vs_driver(facts, ctx) -> Outcome:
+def toolkit_vs_driver(facts: Facts, ctx: CheckContext) -> Outcome:
     """What it checks: for each installed toolkit (and nvcc on PATH), whether the installed driver can run
     programs built with it: natively (the driver is at least the toolkit's release driver), through
     minor-version compatibility (same CUDA major, driver above that major's floor: CUDA 11.x ≥ 450.80.02,
@@ -122,9 +119,10 @@ def toolkit_vs_driver(facts, ctx) -> Outcome:
     than the CUDA version the driver supports (nvidia-smi's "CUDA Version").
     """
     driver = facts.driver
-    versions: dict[str, str] = {}
+    versions: dict[str, str | None] = {}
     for toolkit in _toolkits(facts):
-        versions.setdefault(toolkit.version, toolkit.realpath)
+        if toolkit.version:
+            versions.setdefault(toolkit.version, toolkit.realpath)
     if facts.nvcc and facts.nvcc.version and not any(v.startswith(facts.nvcc.release or "#") for v in versions):
         versions.setdefault(facts.nvcc.version, "nvcc on PATH")
     if not versions:
@@ -134,8 +132,8 @@ def toolkit_vs_driver(facts, ctx) -> Outcome:
         described = ", ".join(f"CUDA {v} ({where})" for v, where in versions.items())
         needs = []
         for version in versions:
-            floor = kb.mvc_floor(int(version.split(".")[0])) if version.split(".")[0].isdigit() else None
-            full = kb.min_driver_for_cuda(_major_minor(version) or version)
+            floor = mvc_floor(int(version.split(".")[0])) if version.split(".")[0].isdigit() else None
+            full = min_driver_for_cuda(_major_minor(version) or version)
             if full:
                 needs.append(
                     f"CUDA {_major_minor(version)} needs driver ≥ {full}"
@@ -152,7 +150,7 @@ def toolkit_vs_driver(facts, ctx) -> Outcome:
     for version, where in versions.items():
         # The runtime checks major.minor against the driver's CUDA version, so an update release
         # (12.2.2) runs natively wherever its GA (12.2) does.
-        verdict = kb.driver_runs_cuda(driver_version, _major_minor(version) or version)
+        verdict = driver_runs_cuda_release(driver_version, version)
         verdicts[version] = verdict.status
         label = f"CUDA {version} ({where})"
         if verdict.status == "too_old":

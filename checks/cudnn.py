@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
-from gpudoctor.api import Finding, Severity, check, not_applicable
+from gpudoctor.api import CheckContext, Finding, Severity, check, not_applicable
 from gpudoctor.evidence.keys import EvidenceKey as Ev
+from gpudoctor.facts.facts import Facts
 from gpudoctor.results import Outcome
 
 
 @check("CUDNN001", area="cudnn", title="cuDNN on the system")
-def cudnn_installed(facts, ctx) -> Outcome:
+def cudnn_installed(facts: Facts, ctx: CheckContext) -> Outcome:
     """What it checks: system-wide cuDNN: libraries in the loader cache and the usual directories, and the
     version in cudnn_version.h; several majors side by side; a header whose major has no library.
 

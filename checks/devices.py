@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
-from gpudoctor.api import Finding, Fix, Severity, check, not_applicable, ok
+from gpudoctor.api import CheckContext, Finding, Fix, Severity, check, not_applicable, ok
 from gpudoctor.evidence.keys import EvidenceKey as Ev
+from gpudoctor.facts.facts import Facts
 from gpudoctor.results import Outcome
 
 
 @check("DEV001", area="devices", title="GPU device nodes present and usable")
-def device_nodes(facts, ctx) -> Outcome:
+def device_nodes(facts: Facts, ctx: CheckContext) -> Outcome:
     """What it checks: /dev/nvidiactl, /dev/nvidia-uvm and one /dev/nvidiaN per GPU exist, are character
     devices, and are readable and writable by the user running gpudoctor.
 

@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
-from gpudoctor.api import Finding, Fix, Severity, check, not_applicable, ok, problem
+from gpudoctor.api import CheckContext, Finding, Fix, Severity, check, not_applicable, ok, problem
 from gpudoctor.evidence.keys import EvidenceKey as Ev
+from gpudoctor.facts.facts import Facts
 from gpudoctor.results import Outcome
-from gpudoctor_checks import _fixes
+from gpudoctor_checks import _driver_init, _fixes
 
 
-def _gpu_expected(facts) -> bool | None:
+def _gpu_expected(facts: Facts) -> bool | None:
     """True when the bus shows an NVIDIA GPU, False when it shows none, None when unknown."""
     if facts.container.wsl:
         return None
@@ -17,7 +18,7 @@ def _gpu_expected(facts) -> bool | None:
     return False if facts.pci_scan_available else None
 
 
-def _userspace_words(facts) -> str:
+def _userspace_words(facts: Facts) -> str:
     driver = facts.driver
     parts = []
     if not facts.nvidia_smi_missing and facts.collected(Ev.NVIDIA_SMI):
@@ -30,7 +31,7 @@ def _userspace_words(facts) -> str:
 
 
 @check("DRV001", area="driver", title="NVIDIA kernel module loaded")
-def kernel_module_loaded(facts, ctx) -> Outcome:
+def kernel_module_loaded(facts: Facts, ctx: CheckContext) -> Outcome:
     """What it checks: whether the NVIDIA kernel module is loaded (/proc/driver/nvidia/version,
     /sys/module/nvidia, /proc/modules) and which flavour (proprietary or open) it is.
 
@@ -76,7 +77,7 @@ def kernel_module_loaded(facts, ctx) -> Outcome:
             )
         return not_applicable("not loaded — no NVIDIA GPU on the bus and no driver installed", data=data)
     log = facts.kernel_log
-    if getattr(log, "secure_boot_rejected", False):
+    if log.secure_boot_rejected:
         return problem(
             "not loaded: Secure Boot rejected the unsigned NVIDIA module (kernel log)",
             Fix(
@@ -105,7 +106,7 @@ def kernel_module_loaded(facts, ctx) -> Outcome:
 
 
 @check("DRV002", area="driver", title="Kernel module matches the user-space driver")
-def versions_match(facts, ctx) -> Outcome:
+def versions_match(facts: Facts, ctx: CheckContext) -> Outcome:
     """What it checks: that the loaded kernel module and the user-space driver libraries (libnvidia-ml,
     the version NVML and nvidia-smi report) are the same version.
 
@@ -120,7 +121,7 @@ def versions_match(facts, ctx) -> Outcome:
     smi_error = facts.smi_text.error if facts.smi_text else None
     nvml_mismatch = facts.nvml.error_code == 18
     smi_mismatch = bool(smi_error and smi_error.kind == "version_mismatch")
-    api = getattr(facts.kernel_log, "api_mismatch", None)
+    api = facts.kernel_log.api_mismatch
     userspace = [v for v in driver.library_versions if v]
     if smi_error and smi_error.detail:
         userspace.append(smi_error.detail)
@@ -129,7 +130,7 @@ def versions_match(facts, ctx) -> Outcome:
     if nvml_mismatch or smi_mismatch or api or differing:
         user = ", ".join(differing or userspace) or (api[0] if api else "unknown")
         kernel_words = kernel or (api[1] if api else "unknown")
-        evidence = [
+        evidence = tuple(
             name
             for name, hit in (
                 (Ev.NVIDIA_SMI, smi_mismatch),
@@ -138,7 +139,7 @@ def versions_match(facts, ctx) -> Outcome:
                 (Ev.DRIVER_LIBRARIES, bool(differing)),
             )
             if hit
-        ]
+        )
         return problem(
             f"Driver/library version mismatch: kernel module {kernel_words}, user space {user}",
             _fixes.reboot_for_mismatch(),
@@ -158,7 +159,7 @@ def _same_driver(a: str, b: str) -> bool:
 
 
 @check("DRV003", area="driver", title="nouveau is not in the way")
-def nouveau(facts, ctx) -> Outcome:
+def nouveau(facts: Facts, ctx: CheckContext) -> Outcome:
     """What it checks: whether the open-source nouveau driver is loaded or owns an NVIDIA GPU, and whether
     the kernel log shows the NVIDIA probe routine being skipped because of it.
 
@@ -168,14 +169,14 @@ def nouveau(facts, ctx) -> Outcome:
     How to fix: blacklist nouveau in /etc/modprobe.d, regenerate the initramfs and reboot.
     """
     loaded = facts.loaded_modules
-    took_gpu = bool(getattr(facts.kernel_log, "nouveau_took_gpu", False))
+    took_gpu = facts.kernel_log.nouveau_took_gpu
     bound = [d.address for d in facts.pci_devices if d.driver == "nouveau"]
     if bound or took_gpu:
         where = f" and owns {', '.join(bound)}" if bound else ""
         return problem(
             f"nouveau is loaded{where}: the NVIDIA driver cannot use the GPU",
             _fixes.blacklist_nouveau(facts.os_release),
-            [n for n, hit in ((Ev.PCI_DEVICES, bool(bound)), (Ev.KERNEL_LOG, took_gpu)) if hit],
+            tuple(n for n, hit in ((Ev.PCI_DEVICES, bool(bound)), (Ev.KERNEL_LOG, took_gpu)) if hit),
         )
     if loaded is None:
         return not_applicable("the list of loaded kernel modules (/proc/modules) is not available")
@@ -195,7 +196,7 @@ def nouveau(facts, ctx) -> Outcome:
 
 
 @check("DRV004", area="driver", title="Driver user space installed")
-def userspace_installed(facts, ctx) -> Outcome:
+def userspace_installed(facts: Facts, ctx: CheckContext) -> Outcome:
     """What it checks: that nvidia-smi and libnvidia-ml.so (the driver's user-space half) are installed,
     and which version they are.
 
@@ -251,3 +252,74 @@ def userspace_installed(facts, ctx) -> Outcome:
         [Ev.NVIDIA_SMI, Ev.DRIVER_LIBRARIES],
         data,
     )
+
+
+@check("DRV005", area="driver", title="The driver initialised the GPUs (kernel log)")
+def gpu_initialised(facts: Facts, ctx: CheckContext) -> Outcome:
+    """What it checks: the kernel log's NVRM lines for a GPU the driver refused or failed to bring up: a GPU
+    too old for the installed driver branch (NVRM names the legacy branch that supports it, such as 470.xx
+    or 390.xx), the open kernel module on a GPU without the GSP it needs ("not supported by open nvidia.ko
+    because it does not include the required GPU System Processor"), and "RmInitAdapter failed" (the GPU
+    did not initialise).
+
+    Why it matters: in each case the module loads and looks healthy, but the GPU is missing or dead to it:
+    nvidia-smi says "No devices were found", CUDA sees nothing, and the only word on why is in the kernel
+    log. A GPU that failed to initialise is never fine, whatever else works.
+
+    How to fix: a legacy GPU needs its legacy branch (for example `sudo apt-get install nvidia-driver-470`
+    on Ubuntu, `nvidia-tesla-470-driver` on Debian, `akmod-nvidia-470xx` from RPM Fusion); a GPU without a
+    GSP needs the proprietary kernel module instead of nvidia-open (a GSP firmware failure of the
+    proprietary module is turned off with `options nvidia NVreg_EnableGpuFirmware=0`); an RmInitAdapter
+    failure: read the NVRM and Xid lines before it, `sudo nvidia-smi -r` or reboot, then reseat the card,
+    check its power cables and enable Above 4G decoding / Resizable BAR in the BIOS.
+    """
+    if facts.container.wsl:
+        return not_applicable("WSL uses the Windows NVIDIA driver; its kernel log is not visible here")
+    log = facts.kernel_log
+    data = {
+        "legacy_branch_required": log.legacy_branch_required,
+        "gsp_unsupported": log.gsp_unsupported,
+        "rm_init_failed": log.rm_init_failed,
+        "xids": sorted({event.code for event in log.xid_events}),
+    }
+    evidence = (Ev.KERNEL_LOG,)
+    findings: list[Finding] = []
+    if log.legacy_branch_required:
+        branch = _driver_init.legacy_branch(log.legacy_branch_required)
+        installed = facts.driver.kernel_version or facts.driver.userspace_version
+        message = (
+            f"the kernel log says this GPU is supported only by the NVIDIA {branch} legacy driver: the installed "
+            f"{installed or 'driver'} ignores it"
+        )
+        findings.append(
+            Finding(
+                Severity.PROBLEM,
+                message,
+                _driver_init.legacy_driver_fix(log.legacy_branch_required, facts.os_release),
+                evidence,
+            )
+        )
+    if log.gsp_unsupported:
+        message = (
+            "the open NVIDIA kernel module cannot drive this GPU: it has no GSP (GPU System Processor), which "
+            "nvidia-open needs, so the GPU stays unused (kernel log)"
+        )
+        fix = _driver_init.proprietary_module_fix(facts.driver.kernel_version, facts.os_release)
+        findings.append(Finding(Severity.PROBLEM, message, fix, evidence))
+    if log.rm_init_failed:
+        message = "a GPU failed to initialise (RmInitAdapter failed, kernel log): it is not usable until it does"
+        findings.append(Finding(Severity.PROBLEM, message, _driver_init.init_failure_fix(log.xid_events), evidence))
+    if findings:
+        summary = findings[0].message + (f" (+{len(findings) - 1} more)" if len(findings) > 1 else "")
+        return Outcome(summary, findings, data)
+    if _gpu_expected(facts) is False:
+        return not_applicable("no NVIDIA GPU on the bus for the driver to initialise", data)
+    module_state_known = facts.collected(Ev.PROC_DRIVER_VERSION) or facts.collected(Ev.PROC_MODULES)
+    if module_state_known and not facts.driver.kernel_module_loaded:
+        return not_applicable("the kernel module is not loaded (see DRV001): no GPU was initialised", data)
+    if not facts.kernel_log_readable:
+        # Not known is not fine: a kernel log that was not collected or could not be read says nothing.
+        missing = facts.missing(Ev.KERNEL_LOG)
+        why = missing.words() if missing is not None else "it could not be read"
+        return not_applicable(f"the kernel log is not available ({why}), so GPU initialisation is unknown", data)
+    return ok("no GPU initialisation failure in the kernel log", data)

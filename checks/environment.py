@@ -4,13 +4,14 @@ from __future__ import annotations
 
 import re
 
-from gpudoctor.api import Finding, Fix, Severity, check, not_applicable, ok, problem
+from gpudoctor.api import CheckContext, Finding, Fix, Severity, check, not_applicable, ok, problem
 from gpudoctor.evidence.keys import EvidenceKey as Ev
 from gpudoctor.facts.environment import resolve_visible_devices
+from gpudoctor.facts.facts import Facts
 from gpudoctor.results import Outcome
 
 
-def _known_uuids(facts) -> list[str]:
+def _known_uuids(facts: Facts) -> list[str]:
     uuids = [g.uuid for g in facts.gpus if g.uuid]
     for gpu in facts.gpus:
         uuids += [d.uuid for d in gpu.mig_devices if d.uuid]
@@ -18,7 +19,7 @@ def _known_uuids(facts) -> list[str]:
 
 
 @check("ENV001", area="environment", title="CUDA_VISIBLE_DEVICES")
-def visible_devices(facts, ctx) -> Outcome:
+def visible_devices(facts: Facts, ctx: CheckContext) -> Outcome:
     """What it checks: what CUDA_VISIBLE_DEVICES leaves visible, by CUDA's own rules: an empty value hides
     every GPU; enumeration stops at the first entry that names no GPU (so "0,5,1" on two GPUs exposes only
     GPU 0); a repeated entry makes CUDA initialisation fail; one process can use only one MIG instance.
@@ -42,7 +43,7 @@ def visible_devices(facts, ctx) -> Outcome:
         "Unset it, or export the GPUs you mean before starting the program.",
         ("unset CUDA_VISIBLE_DEVICES", "export CUDA_VISIBLE_DEVICES=0  # for example"),
     )
-    data = {"value": raw}
+    data: dict[str, object] = {"value": raw}
     if not raw.strip() or raw.strip() in ("-1", "none", "NoDevFiles"):
         return Outcome(
             f"set to {raw!r}: hides every GPU from CUDA",
@@ -98,7 +99,7 @@ def visible_devices(facts, ctx) -> Outcome:
 
 
 @check("ENV002", area="environment", title="CUDA_DEVICE_ORDER on mixed-GPU machines")
-def device_order(facts, ctx) -> Outcome:
+def device_order(facts: Facts, ctx: CheckContext) -> Outcome:
     """What it checks: on a machine with different GPU models, whether CUDA_DEVICE_ORDER=PCI_BUS_ID is set.
 
     Why it matters: CUDA numbers GPUs fastest-first by default, nvidia-smi by PCI bus. Without the variable,
@@ -132,7 +133,7 @@ _CUDA_DIR = re.compile(r"cuda[-_]?(\d+\.\d+)")
 
 
 @check("ENV003", area="environment", title="LD_LIBRARY_PATH")
-def library_path(facts, ctx) -> Outcome:
+def library_path(facts: Facts, ctx: CheckContext) -> Outcome:
     """What it checks: LD_LIBRARY_PATH entries that do not exist, and entries that point at a different CUDA
     version than the toolkit in use.
 
@@ -170,7 +171,7 @@ def library_path(facts, ctx) -> Outcome:
 
 
 @check("ENV004", area="environment", title="Container and WSL context")
-def container_context(facts, ctx) -> Outcome:
+def container_context(facts: Facts, ctx: CheckContext) -> Outcome:
     """What it checks: whether gpudoctor runs in a container (Docker, Podman, Kubernetes) or WSL, and whether
     that context was given GPU access: NVIDIA_VISIBLE_DEVICES, injected driver libraries and device nodes in
     a container; the Windows driver's /usr/lib/wsl/lib/libcuda.so.1 and no Linux driver inside WSL2.

@@ -4,11 +4,13 @@ from __future__ import annotations
 
 import re
 
-from gpudoctor.api import Finding, Fix, Severity, check, not_applicable, ok
+from gpudoctor.api import CheckContext, Finding, Fix, Severity, check, not_applicable, ok
 from gpudoctor.evidence.keys import EvidenceKey as Ev
 from gpudoctor.facts.environment import resolve_visible_devices
+from gpudoctor.facts.facts import Facts
+from gpudoctor.facts.framework_model import JaxFacts, TensorflowFacts, TorchFacts
 from gpudoctor.results import Outcome
-from gpudoctor_checks._frameworks import LABELS, evidence_names, shadowing_fix
+from gpudoctor_checks._frameworks import LABELS, FrameworkFacts, evidence_names, shadowing_fix, source_of
 
 # A library name in the loaded set -> the pip nvidia-* distribution that ships it.
 _PIP_PACKAGE_FOR_LIBRARY = {
@@ -27,12 +29,12 @@ _PIP_PACKAGE_FOR_LIBRARY = {
 _SYSTEM_CUDA_DIR = re.compile(r"/cuda[^/:]*(/targets/[^/:]+)?/lib(64)?/?$|/cuda[^/:]*/compat/?$")
 
 
-def _frameworks(facts):
+def _frameworks(facts: Facts) -> dict[str, FrameworkFacts]:
     return {"torch": facts.torch, "tensorflow": facts.tensorflow, "jax": facts.jax, "cupy": facts.cupy}
 
 
 @check("FW001", area="frameworks", title="The target Python and its frameworks")
-def target_python(facts, ctx) -> Outcome:
+def target_python(facts: Facts, ctx: CheckContext) -> Outcome:
     """What it checks: which Python interpreter the framework probes ran in (`--python`, else the active
     virtual environment, else the active conda environment, else the Python gpudoctor runs in), and which
     of PyTorch, TensorFlow, JAX and CuPy it has.
@@ -58,7 +60,7 @@ def target_python(facts, ctx) -> Outcome:
     ]
     absent = [LABELS[n] for n, fw in probed.items() if fw.run.status == "not_installed"]
     broken = [LABELS[n] for n, fw in probed.items() if fw.run.status in ("import_error", "crashed", "timed_out")]
-    if all(getattr(fw, "source", "probe") in ("collect_env", "log") for fw in probed.values()):
+    if all(source_of(fw) in ("collect_env", "log") for fw in probed.values()):
         return ok("frameworks from a pasted report: " + (", ".join(found) or "see below"), data)
     where = record.get("executable") or "the target Python"
     version = f"Python {record['version']}" if record.get("version") else "Python"
@@ -66,7 +68,7 @@ def target_python(facts, ctx) -> Outcome:
         "--python": "from --python",
         "VIRTUAL_ENV": "the active virtual environment",
         "CONDA_PREFIX": "the active conda environment",
-    }.get(record.get("how") or "", "gpudoctor's own Python")
+    }.get(str(record.get("how") or ""), "gpudoctor's own Python")
     unrunnable = [
         fw
         for fw in probed.values()
@@ -113,7 +115,7 @@ def target_python(facts, ctx) -> Outcome:
 
 
 @check("FW002", area="frameworks", title="Framework CUDA libraries load from the right place")
-def library_shadowing(facts, ctx) -> Outcome:
+def library_shadowing(facts: Facts, ctx: CheckContext) -> Outcome:
     """What it checks: which CUDA libraries (cudart, cuDNN, cuBLAS, nvJitLink, ...) the framework processes
     really loaded (from their memory maps), whether a system copy was loaded where the framework's own pip
     nvidia-* package provides one, and whether LD_LIBRARY_PATH puts a system CUDA in front of them. Also
@@ -131,8 +133,8 @@ def library_shadowing(facts, ctx) -> Outcome:
         return not_applicable("no framework was imported")
     library_path = facts.env.get("LD_LIBRARY_PATH") or ""
     system_dirs = [d for d in library_path.split(":") if d and _SYSTEM_CUDA_DIR.search(d)]
-    findings = []
-    loaded = {}
+    findings: list[Finding] = []
+    loaded: dict[str, list[str]] = {}
     for name, fw in frameworks.items():
         label = LABELS[name]
         evidence = evidence_names(name, fw) + ((Ev.ENV,) if system_dirs else ())
@@ -152,7 +154,7 @@ def library_shadowing(facts, ctx) -> Outcome:
                 )
             )
         packages = {_family(d) for d in fw.nvidia_packages}
-        for library in getattr(fw, "loaded_libraries", []):
+        for library in fw.loaded_libraries:
             loaded.setdefault(name, []).append(library.path)
             wanted = _PIP_PACKAGE_FOR_LIBRARY.get(library.name)
             if library.from_pip or wanted is None or wanted not in packages:
@@ -186,7 +188,7 @@ def library_shadowing(facts, ctx) -> Outcome:
 
 
 @check("FW003", area="frameworks", title="Frameworks see every GPU the driver sees")
-def framework_visibility(facts, ctx) -> Outcome:
+def framework_visibility(facts: Facts, ctx: CheckContext) -> Outcome:
     """What it checks: how many GPUs each framework enumerates (PyTorch, TensorFlow, JAX, CuPy) against
     the GPUs NVML lists, after CUDA_VISIBLE_DEVICES is applied, and why they differ: the variable itself,
     MIG (one CUDA process sees a single MIG instance), a container given only some GPUs.
@@ -202,7 +204,7 @@ def framework_visibility(facts, ctx) -> Outcome:
         return not_applicable("the driver lists no GPU to compare with")
     counts = {}
     for name, fw in _frameworks(facts).items():
-        count = _gpu_count(name, fw)
+        count = _gpu_count(fw)
         if count is not None:
             counts[name] = count
     if not counts:
@@ -240,24 +242,22 @@ def framework_visibility(facts, ctx) -> Outcome:
     return ok(summary, data)
 
 
-def _gpu_count(name: str, fw) -> int | None:
+def _gpu_count(fw: FrameworkFacts) -> int | None:
     if fw.run.status not in ("ok", "from_report"):
         return None
-    if name == "torch":
+    if isinstance(fw, TorchFacts):
         if not fw.cuda:
             return None
         if fw.device_count is not None:
             return fw.device_count
         return len(fw.devices) if fw.devices else None  # a pasted report does not say how many
-    if name == "tensorflow":
+    if isinstance(fw, TensorflowFacts):
         return len(fw.gpus) if fw.gpus_listed and fw.built_with_cuda else None
-    if name == "jax":
+    if isinstance(fw, JaxFacts):
         if not fw.plugins:
             return None
         return sum(1 for d in fw.devices if d.platform in ("gpu", "cuda"))
-    if name == "cupy":
-        return fw.device_count
-    return None
+    return fw.device_count
 
 
 def _family(distribution: str) -> str:

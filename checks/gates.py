@@ -6,18 +6,21 @@ problem, so ``gpudoctor check --require-gpu`` exits 1 on a machine without one.
 
 from __future__ import annotations
 
-from gpudoctor import kb
-from gpudoctor.api import check, not_applicable, ok, problem, warning
+from gpudoctor.api import CheckContext, check, not_applicable, ok, problem, warning
 from gpudoctor.evidence.keys import EvidenceKey as Ev
+from gpudoctor.facts.facts import Facts
+from gpudoctor.facts.model import GpuInfo
+from gpudoctor.facts.predicates import driver_runs_cuda_release
+from gpudoctor.kb.versions import parse_driver_version
 from gpudoctor.results import Outcome
 
 
-def _usable_gpus(facts) -> list:
+def _usable_gpus(facts: Facts) -> list[GpuInfo]:
     """GPUs the driver reports: on the bus is not enough for a gate."""
     return facts.gpus
 
 
-def _loaded_driver(facts) -> str | None:
+def _loaded_driver(facts: Facts) -> str | None:
     """The driver that can actually run CUDA now: installed-but-not-loaded does not count."""
     driver = facts.driver
     if driver.kernel_module_loaded:
@@ -34,7 +37,7 @@ def _cc_tuple(value: str) -> tuple[int, int] | None:
 
 
 @check("GATE001", area="gates", title="--require-gpu: a usable GPU")
-def require_gpu(facts, ctx) -> Outcome:
+def require_gpu(facts: Facts, ctx: CheckContext) -> Outcome:
     """What it checks: with --require-gpu, that the driver reports at least one GPU.
 
     Why it matters: a CI runner or container that silently lost its GPU runs GPU jobs on the CPU, slowly,
@@ -42,7 +45,7 @@ def require_gpu(facts, ctx) -> Outcome:
 
     How to fix: see the other findings of the report: they say why no GPU is usable.
     """
-    if not ctx.option("require_gpu"):
+    if not ctx.options.get("require_gpu"):
         return not_applicable("not requested")
     gpus = _usable_gpus(facts)
     if gpus:
@@ -51,14 +54,14 @@ def require_gpu(facts, ctx) -> Outcome:
 
 
 @check("GATE002", area="gates", title="--min-gpus: enough GPUs")
-def min_gpus(facts, ctx) -> Outcome:
+def min_gpus(facts: Facts, ctx: CheckContext) -> Outcome:
     """What it checks: with --min-gpus N, that the driver reports at least N GPUs.
 
     Why it matters: a multi-GPU job placed on a node with fewer working GPUs hangs or fails at start-up.
 
     How to fix: see the inventory check (GPU001) for GPUs on the bus that the driver does not see.
     """
-    wanted = ctx.option("min_gpus")
+    wanted = ctx.options.get("min_gpus")
     if wanted is None:
         return not_applicable("not requested")
     count = len(_usable_gpus(facts))
@@ -68,7 +71,7 @@ def min_gpus(facts, ctx) -> Outcome:
 
 
 @check("GATE003", area="gates", title="--min-compute-capability: new enough GPUs")
-def min_compute_capability(facts, ctx) -> Outcome:
+def min_compute_capability(facts: Facts, ctx: CheckContext) -> Outcome:
     """What it checks: with --min-compute-capability X.Y, that every GPU has at least that compute
     capability (from NVML, nvidia-smi or the knowledge base).
 
@@ -77,10 +80,12 @@ def min_compute_capability(facts, ctx) -> Outcome:
 
     How to fix: run on newer GPUs, or build for the older architecture too.
     """
-    wanted = ctx.option("min_compute_capability")
+    wanted = ctx.options.get("min_compute_capability")
     if wanted is None:
         return not_applicable("not requested")
     threshold = _cc_tuple(wanted)
+    if threshold is None:
+        return warning(f"cannot compare compute capabilities with {wanted!r} (not a version like 8.0)")
     gpus = _usable_gpus(facts)
     if not gpus:
         return problem(f"no GPU to meet compute capability ≥ {wanted}")
@@ -98,14 +103,14 @@ def min_compute_capability(facts, ctx) -> Outcome:
 
 
 @check("GATE004", area="gates", title="--min-gpu-memory: enough memory per GPU")
-def min_gpu_memory(facts, ctx) -> Outcome:
+def min_gpu_memory(facts: Facts, ctx: CheckContext) -> Outcome:
     """What it checks: with --min-gpu-memory GIB, that every GPU has at least that much memory in total.
 
     Why it matters: a model that does not fit fails with an out-of-memory error after minutes of loading.
 
     How to fix: run on GPUs with more memory, or shard the model.
     """
-    wanted = ctx.option("min_gpu_memory")
+    wanted = ctx.options.get("min_gpu_memory")
     if wanted is None:
         return not_applicable("not requested")
     gpus = _usable_gpus(facts)
@@ -115,7 +120,7 @@ def min_gpu_memory(facts, ctx) -> Outcome:
     data = {"required_gib": wanted, "gpus_mib": {g.index: g.memory_total_mib for g in gpus}}
     if low:
         return problem(
-            ", ".join(f"GPU {g.index} has {g.memory_total_mib / 1024:.1f} GiB" for g in low)
+            ", ".join(f"GPU {g.index} has {(g.memory_total_mib or 0) / 1024:.1f} GiB" for g in low)
             + f", below {wanted:g} GiB",
             data=data,
         )
@@ -125,7 +130,7 @@ def min_gpu_memory(facts, ctx) -> Outcome:
 
 
 @check("GATE005", area="gates", title="--min-driver: new enough driver")
-def min_driver(facts, ctx) -> Outcome:
+def min_driver(facts: Facts, ctx: CheckContext) -> Outcome:
     """What it checks: with --min-driver VERSION, that the loaded NVIDIA driver is at least that version.
 
     Why it matters: features and CUDA versions need a minimum driver; a fleet with stragglers fails in
@@ -133,13 +138,13 @@ def min_driver(facts, ctx) -> Outcome:
 
     How to fix: upgrade the driver on this machine.
     """
-    wanted = ctx.option("min_driver")
+    wanted = ctx.options.get("min_driver")
     if wanted is None:
         return not_applicable("not requested")
     version = _loaded_driver(facts)
     if not version:
         return problem(f"no NVIDIA driver loaded (≥ {wanted} required)")
-    have, need = kb.parse_driver_version(version), kb.parse_driver_version(wanted)
+    have, need = parse_driver_version(version), parse_driver_version(wanted)
     if have is None or need is None:
         return warning(f"cannot compare driver {version} with {wanted}")
     if have >= need:
@@ -150,7 +155,7 @@ def min_driver(facts, ctx) -> Outcome:
 
 
 @check("GATE006", area="gates", title="--cuda: the driver runs this CUDA version")
-def cuda_version(facts, ctx) -> Outcome:
+def cuda_version(facts: Facts, ctx: CheckContext) -> Outcome:
     """What it checks: with --cuda X.Y, that the installed driver can run programs built with CUDA X.Y,
     natively or through minor-version compatibility (which passes with a warning).
 
@@ -159,13 +164,13 @@ def cuda_version(facts, ctx) -> Outcome:
 
     How to fix: upgrade the driver to the version the finding names, or use a build for an older CUDA.
     """
-    wanted = ctx.option("cuda")
+    wanted = ctx.options.get("cuda")
     if wanted is None:
         return not_applicable("not requested")
     version = _loaded_driver(facts)
     if not version:
         return problem(f"no NVIDIA driver loaded to run CUDA {wanted}")
-    verdict = kb.driver_runs_cuda(version, ".".join(wanted.split(".")[:2]))
+    verdict = driver_runs_cuda_release(version, wanted)
     data = {"driver": version, "cuda": wanted, "verdict": verdict.status, "needs_driver": verdict.needs_driver}
     if verdict.status == "native":
         return ok(f"driver {version} runs CUDA {wanted}", data=data)

@@ -2,35 +2,19 @@
 
 from __future__ import annotations
 
-from gpudoctor.api import Finding, Fix, Severity, check, not_applicable
+from gpudoctor.api import CheckContext, Finding, Fix, Severity, check, not_applicable
 from gpudoctor.evidence.keys import EvidenceKey as Ev
-from gpudoctor.results import Outcome
+from gpudoctor.facts.facts import Facts
+from gpudoctor.facts.model import GpuInfo
+from gpudoctor.results import Outcome, gpu_record
 
 
-def gpu_record(gpu, driver) -> dict:
-    return {
-        "index": gpu.index,
-        "name": gpu.name,
-        "bus_id": gpu.bus_id,
-        "uuid": gpu.uuid,
-        "memory_total_mib": gpu.memory_total_mib,
-        "compute_capability": gpu.compute_capability,
-        "compute_capability_source": gpu.compute_capability_source,
-        "architecture": gpu.architecture,
-        "compute_mode": gpu.compute_mode,
-        "persistence_mode": gpu.persistence_mode,
-        "mig_mode": gpu.mig_mode_current,
-        "mig_devices": len(gpu.mig_devices),
-        "cuda_driver_max": driver.cuda_max,
-    }
-
-
-def _memory(gpu) -> str:
+def _memory(gpu: GpuInfo) -> str:
     return f"{gpu.memory_total_mib / 1024:.0f} GiB" if gpu.memory_total_mib else "memory unknown"
 
 
 @check("GPU001", area="gpus", title="GPUs the driver sees")
-def inventory(facts, ctx) -> Outcome:
+def inventory(facts: Facts, ctx: CheckContext) -> Outcome:
     """What it checks: the GPUs the driver reports (NVML, then nvidia-smi) with name, bus id, memory,
     compute capability and the highest CUDA version the driver supports; and that every NVIDIA GPU on
     the PCI bus is among them.
@@ -44,7 +28,7 @@ def inventory(facts, ctx) -> Outcome:
     """
     gpus = facts.gpus
     driver = facts.driver
-    records = [gpu_record(g, driver) for g in gpus]
+    records = [gpu_record(g, driver.cuda_max) for g in gpus]
     data = {"gpus": records, "cuda_driver_max": driver.cuda_max, "cuda_driver_max_source": driver.cuda_max_source}
     if not gpus:
         return not_applicable("the driver reports no GPU", data)
@@ -92,7 +76,7 @@ def inventory(facts, ctx) -> Outcome:
 
 
 @check("GPU002", area="gpus", title="Compute mode allows CUDA programs")
-def compute_mode(facts, ctx) -> Outcome:
+def compute_mode(facts: Facts, ctx: CheckContext) -> Outcome:
     """What it checks: each GPU's compute mode (Default, Exclusive_Process, Prohibited), and in an exclusive
     mode whether a process already holds the GPU.
 
@@ -107,7 +91,7 @@ def compute_mode(facts, ctx) -> Outcome:
         return not_applicable("no compute mode reported")
     findings = []
     for gpu in gpus:
-        mode = gpu.compute_mode.replace(" ", "_")
+        mode = (gpu.compute_mode or "").replace(" ", "_")
         fix = Fix(
             "Set the compute mode back to Default (shared).",
             (f"sudo nvidia-smi -i {gpu.index} -c DEFAULT",),
@@ -146,12 +130,12 @@ def compute_mode(facts, ctx) -> Outcome:
                         (Ev.NVML, Ev.NVIDIA_SMI_XML),
                     )
                 )
-    modes = sorted({g.compute_mode for g in gpus})
+    modes = sorted({g.compute_mode for g in gpus if g.compute_mode})
     summary = "compute mode " + ", ".join(modes)
     return Outcome(summary, findings, {"modes": {g.index: g.compute_mode for g in gpus}})
 
 
-def _compute_processes(facts, gpu) -> str | None:
+def _compute_processes(facts: Facts, gpu: GpuInfo) -> str | None:
     """Who holds the GPU now, in words ("PID 4242 (python)"); None when nobody does or nobody said."""
     state = next((s for s in facts.gpu_states if s.bus_id and s.bus_id == gpu.bus_id), None)
     listed = [p for p in (state.processes if state else []) if p.type is None or "C" in p.type]
@@ -165,7 +149,7 @@ def _compute_processes(facts, gpu) -> str | None:
     return None
 
 
-def _mig_instances(facts, gpu) -> int | None:
+def _mig_instances(facts: Facts, gpu: GpuInfo) -> int | None:
     health = next((h for h in facts.gpu_health if h.bus_id and h.bus_id == gpu.bus_id), None)
     if health is not None and health.mig_instances is not None:
         return health.mig_instances
@@ -173,7 +157,7 @@ def _mig_instances(facts, gpu) -> int | None:
 
 
 @check("GPU003", area="gpus", title="MIG mode")
-def mig_mode(facts, ctx) -> Outcome:
+def mig_mode(facts: Facts, ctx: CheckContext) -> Outcome:
     """What it checks: whether Multi-Instance GPU (MIG) is enabled on each GPU, which MIG devices exist
     (none at all is a problem), and whether a MIG mode change is pending.
 

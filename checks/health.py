@@ -7,16 +7,17 @@ the meaning of each Xid come from the knowledge base, with their sources.
 from __future__ import annotations
 
 from collections import defaultdict
-from typing import Any
 
-from gpudoctor.api import Finding, Fix, Severity, check, judged, not_applicable, ok
+from gpudoctor.api import CheckContext, Finding, Fix, Severity, check, judged, not_applicable, ok
 from gpudoctor.evidence.keys import EvidenceKey as Ev
+from gpudoctor.facts.facts import Facts
+from gpudoctor.facts.kernel_log import XidEvent
 from gpudoctor.results import Outcome
 from gpudoctor_checks import _health as h
 
 
 @check("HEALTH001", area="health", title="Every GPU answers (none lost, none waiting for a reset)")
-def gpu_answers(facts, ctx) -> Outcome:
+def gpu_answers(facts: Facts, ctx: CheckContext) -> Outcome:
     """What it checks: GPUs the driver has lost (NVML "GPU is lost", nvidia-smi "ERR!" / "Unable to determine
     the device handle ... GPU is lost", the kernel log's "GPU has fallen off the bus" / Xid 79), and GPUs whose
     driver asks for a reset (NVML "reset required", `gpu_reset_status` in `nvidia-smi -q`).
@@ -84,7 +85,7 @@ def gpu_answers(facts, ctx) -> Outcome:
 
 
 @check("HEALTH002", area="health", title="Persistence mode on datacenter GPUs")
-def persistence(facts, ctx) -> Outcome:
+def persistence(facts: Facts, ctx: CheckContext) -> Outcome:
     """What it checks: persistence mode on each datacenter GPU (Tesla / data-center brands, A100, H100, ...)
     on Linux.
 
@@ -132,7 +133,7 @@ def persistence(facts, ctx) -> Outcome:
 
 
 @check("HEALTH003", area="health", title="ECC: enabled, no uncorrectable errors")
-def ecc(facts, ctx) -> Outcome:
+def ecc(facts: Facts, ctx: CheckContext) -> Outcome:
     """What it checks: ECC mode (current and pending) and ECC error counts, volatile (since the driver loaded)
     and aggregate (the GPU's lifetime), corrected and uncorrected.
 
@@ -157,7 +158,7 @@ def ecc(facts, ctx) -> Outcome:
 
 
 @check("HEALTH004", area="health", title="Memory: no retired pages or row remaps pending or failed")
-def memory_repairs(facts, ctx) -> Outcome:
+def memory_repairs(facts: Facts, ctx: CheckContext) -> Outcome:
     """What it checks: page retirement (Kepler to Volta: pages retired for single- and double-bit errors,
     retirements pending) and row remapping (Ampere and newer: rows remapped, a remap pending, a remap that
     failed), the counters DCGM's level-1 memory check reads.
@@ -191,7 +192,7 @@ def memory_repairs(facts, ctx) -> Outcome:
 
 
 @check("HEALTH005", area="health", title="InfoROM is valid")
-def inforom(facts, ctx) -> Outcome:
+def inforom(facts: Facts, ctx: CheckContext) -> Outcome:
     """What it checks: NVML's validation of each GPU's InfoROM (the on-board store of ECC counts, retired pages
     and configuration).
 
@@ -230,7 +231,7 @@ def inforom(facts, ctx) -> Outcome:
 
 
 @check("HEALTH006", area="health", title="No hardware slowdown, thermal or power throttling")
-def clocks(facts, ctx) -> Outcome:
+def clocks(facts: Facts, ctx: CheckContext) -> Outcome:
     """What it checks: the clock-event ("throttle") reasons active on each GPU (hardware slowdown, thermal
     slowdown, power brake, software thermal, power cap), its temperature against its slowdown threshold, and a
     power limit set below the board's default.
@@ -281,7 +282,7 @@ def clocks(facts, ctx) -> Outcome:
 
 
 @check("HEALTH007", area="health", title="Xid errors in the kernel log, by meaning")
-def xid_events(facts, ctx) -> Outcome:
+def xid_events(facts: Facts, ctx: CheckContext) -> Outcome:
     """What it checks: the NVIDIA driver's Xid reports in the kernel log since boot, each named by its meaning
     from NVIDIA's Xid catalogue (e.g. 79: fell off the bus; 48: double-bit ECC error; 31: GPU memory page
     fault; 74: NVLink error; 119/120: GSP firmware errors), grouped by GPU and code.
@@ -298,7 +299,7 @@ def xid_events(facts, ctx) -> Outcome:
     events = facts.kernel_log.xid_events
     if not events:
         return ok("no Xid events in the kernel log since boot", {"events": 0})
-    groups: dict[tuple[int, str], list[Any]] = defaultdict(list)
+    groups: dict[tuple[int, str], list[XidEvent]] = defaultdict(list)
     for event in events:
         groups[(event.code, event.pci or "?")].append(event)
     findings = [h.xid_finding(code, pci, items) for (code, pci), items in sorted(groups.items())]

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
-from gpudoctor import kb
-from gpudoctor.api import Finding, Fix, Severity, check, not_applicable, ok
+from gpudoctor.api import CheckContext, Finding, Fix, Severity, check, not_applicable, ok
+from gpudoctor.facts.facts import Facts
+from gpudoctor.facts.framework_model import JaxFacts
+from gpudoctor.kb.frameworks import cupy_package_for_cuda, jax_install_requirement
 from gpudoctor.results import Outcome
 from gpudoctor_checks._frameworks import (
     capabilities,
@@ -19,7 +21,7 @@ from gpudoctor_checks._frameworks import (
 
 
 @check("JAX001", area="jax", title="JAX runs on the GPU")
-def jax_on_gpu(facts, ctx) -> Outcome:
+def jax_on_gpu(facts: Facts, ctx: CheckContext) -> Outcome:
     """What it checks: that JAX in the target Python imports and, on a machine with an NVIDIA GPU, uses it
     (`jax.default_backend()` is "gpu"), with its jaxlib and CUDA plugin packages (jax-cuda12-plugin /
     jax-cuda12-pjrt, or their cuda13 counterparts).
@@ -75,7 +77,7 @@ def jax_on_gpu(facts, ctx) -> Outcome:
     return Outcome(message, [Finding(Severity.PROBLEM, message, fix, evidence_names("jax", jax))], data)
 
 
-def _jax_requirement(facts, jax) -> str | None:
+def _jax_requirement(facts: Facts, jax: JaxFacts) -> str | None:
     """``jax[cudaNN]==V``: the installed JAX with the CUDA extra this driver and these GPUs run when that release
     ships it, else the newest release for this Python that does; unpinned when the table knows neither."""
     from gpudoctor.kb.jax_releases import choose_jax
@@ -93,11 +95,11 @@ def _jax_requirement(facts, jax) -> str | None:
         )
         if choice.status == "ok" and choice.requirement:
             return choice.requirement
-    return kb.jax_install_requirement(driver_version(facts), os_name, compute_capabilities=ccs)
+    return jax_install_requirement(driver_version(facts), os_name, compute_capabilities=ccs)
 
 
 @check("CUPY001", area="cupy", title="CuPy reaches the GPU")
-def cupy_works(facts, ctx) -> Outcome:
+def cupy_works(facts: Facts, ctx: CheckContext) -> Outcome:
     """What it checks: that CuPy in the target Python imports, that its CUDA runtime and the driver answer,
     and that the CuPy package matches the CUDA major the driver supports (cupy-cuda11x, cupy-cuda12x,
     cupy-cuda13x).
@@ -143,10 +145,10 @@ def cupy_works(facts, ctx) -> Outcome:
     return Outcome(message, [Finding(Severity.PROBLEM, message, fix, evidence_names("cupy", cupy))], data)
 
 
-def _cupy_package(facts) -> str | None:
+def _cupy_package(facts: Facts) -> str | None:
     cuda_max = facts.driver.cuda_max
     try:
         major = int(str(cuda_max).split(".")[0])
     except ValueError:
         return None
-    return kb.cupy_package_for_cuda(major)
+    return cupy_package_for_cuda(major)

@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
-from gpudoctor.api import Fix, check, not_applicable, ok, problem, warning
+from gpudoctor.api import CheckContext, Fix, check, not_applicable, ok, problem, warning
 from gpudoctor.evidence.keys import EvidenceKey as Ev
+from gpudoctor.facts.facts import Facts
 from gpudoctor.results import Outcome
 from gpudoctor_checks import _fixes
 
@@ -16,12 +17,12 @@ _GPU_IS_LOST = 15
 _UNKNOWN = 999
 
 
-def _no_gpu(facts) -> bool:
+def _no_gpu(facts: Facts) -> bool:
     return facts.pci_scan_available and not facts.pci_gpus and not facts.container.wsl
 
 
 @check("NVML001", area="nvml", title="NVML initialises")
-def nvml_init(facts, ctx) -> Outcome:
+def nvml_init(facts: Facts, ctx: CheckContext) -> Outcome:
     """What it checks: whether NVML (libnvidia-ml, the library behind nvidia-smi, nvitop, DCGM and
     torch.cuda's device queries) initialises, and maps each failure to its cause: library not found,
     driver not loaded, driver/library version mismatch, no permission, GPU lost, unknown error.
@@ -140,7 +141,7 @@ def nvml_init(facts, ctx) -> Outcome:
 
 
 @check("NVML002", area="nvml", title="NVML Python bindings")
-def bindings(facts, ctx) -> Outcome:
+def bindings(facts: Facts, ctx: CheckContext) -> Outcome:
     """What it checks: which NVML Python bindings are installed (NVIDIA's `nvidia-ml-py`, which provides
     the `pynvml` module) and whether the deprecated `pynvml` distribution shadows them.
 
@@ -152,8 +153,11 @@ def bindings(facts, ctx) -> Outcome:
     packages = facts.python_packages
     if packages is None:
         return not_applicable("Python packages not collected")
-    dists = packages.get("distributions") if isinstance(packages.get("distributions"), dict) else {}
-    official = dists.get("nvidia-ml-py") if isinstance(dists.get("nvidia-ml-py"), dict) else None
+    # python-packages.json is the packages probe's JSON: every level is checked for its shape here.
+    listed = packages.get("distributions")
+    dists: dict[str, object] = listed if isinstance(listed, dict) else {}
+    entry = dists.get("nvidia-ml-py")
+    official = entry if isinstance(entry, dict) else None
     legacy = {
         name: d
         for name, d in dists.items()

@@ -4,8 +4,10 @@ from __future__ import annotations
 
 from collections import Counter
 
-from gpudoctor.api import Finding, Fix, Severity, check, not_applicable, ok, warning
+from gpudoctor.api import CheckContext, Finding, Fix, Severity, check, not_applicable, ok, warning
 from gpudoctor.evidence.keys import EvidenceKey as Ev
+from gpudoctor.facts.facts import Facts
+from gpudoctor.facts.model import PciDevice
 from gpudoctor.results import Outcome
 from gpudoctor_checks import _fixes
 
@@ -25,17 +27,17 @@ _VM_VENDORS = (
 )
 
 
-def _describe(device) -> str:
+def _describe(device: PciDevice) -> str:
     return device.description or (f"[10de:{device.device_id}]" if device.device_id else "NVIDIA device")
 
 
-def _looks_like_vm(dmi: dict) -> str | None:
+def _looks_like_vm(dmi: dict[str, object]) -> str | None:
     text = " ".join(str(v) for v in dmi.values() if v)
     return text if any(v in text.lower() for v in _VM_VENDORS) else None
 
 
 @check("PCI001", area="pci", title="NVIDIA GPU on the PCI bus")
-def gpu_on_bus(facts, ctx) -> Outcome:
+def gpu_on_bus(facts: Facts, ctx: CheckContext) -> Outcome:
     """What it checks: whether an NVIDIA display or 3D controller is on the PCI bus, read from sysfs (and
     lspci where present). This works with no driver installed at all.
 
@@ -96,7 +98,7 @@ def gpu_on_bus(facts, ctx) -> Outcome:
 
 
 @check("PCI002", area="pci", title="Kernel driver bound to each GPU")
-def driver_bound(facts, ctx) -> Outcome:
+def driver_bound(facts: Facts, ctx: CheckContext) -> Outcome:
     """What it checks: which kernel driver owns each NVIDIA GPU on the bus (sysfs `driver` link, lspci
     "Kernel driver in use").
 

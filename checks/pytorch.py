@@ -8,27 +8,33 @@ from __future__ import annotations
 
 import re
 
-from gpudoctor import kb
-from gpudoctor.api import Finding, Fix, Severity, check, not_applicable, ok
+from gpudoctor.api import CheckContext, Finding, Severity, check, not_applicable, ok
+from gpudoctor.facts.facts import Facts
+from gpudoctor.facts.framework_model import TorchFacts
+from gpudoctor.facts.predicates import cuda_major_minor, driver_older
+from gpudoctor.kb.arch_coverage import arch_list_covers
+from gpudoctor.kb.driver_cuda import min_driver_for_cuda
+from gpudoctor.kb.torch_wheels import torch_variant, wheel_driver_floor
 from gpudoctor.results import Outcome
-from gpudoctor_checks import _fixes
 from gpudoctor_checks._frameworks import (
     capabilities,
     choice_data,
-    driver_older,
+    driver_unknown,
     driver_usable,
     driver_version,
     evidence_names,
     gpu_names,
     gpus_present,
+    gpus_unknown,
     os_and_machine,
     probe_status_outcome,
     python_words,
     torch_wheel_fix,
 )
+from gpudoctor_checks._pytorch_causes import cuda_init_cause
 
 
-def _describe(torch) -> str:
+def _describe(torch: TorchFacts) -> str:
     if torch.cuda:
         build = f"CUDA {torch.cuda} build"
     elif torch.hip:
@@ -40,7 +46,7 @@ def _describe(torch) -> str:
     return f"torch {torch.version} ({build})"
 
 
-def _skip_unless_imported(torch, cuda_build: bool = False) -> Outcome | None:
+def _skip_unless_imported(torch: TorchFacts, cuda_build: bool = False) -> Outcome | None:
     """Not applicable unless torch imported (or a report describes it), and, with ``cuda_build``, is a CUDA build."""
     if not (torch.run.status in ("ok", "from_report") and torch.version):
         return not_applicable("PyTorch not available to judge (see TORCH001)", {"status": torch.run.status})
@@ -50,7 +56,7 @@ def _skip_unless_imported(torch, cuda_build: bool = False) -> Outcome | None:
 
 
 @check("TORCH001", area="pytorch", title="PyTorch imports in the target Python")
-def torch_imports(facts, ctx) -> Outcome:
+def torch_imports(facts: Facts, ctx: CheckContext) -> Outcome:
     """What it checks: that `import torch` works in the target Python (`--python`, else the active virtual or
     conda environment, else the Python gpudoctor runs in), in a subprocess with a timeout. Reports the
     version, the build (CUDA, ROCm or CPU-only), cuDNN, NCCL and where torch was installed from.
@@ -93,7 +99,7 @@ def torch_imports(facts, ctx) -> Outcome:
 
 
 @check("TORCH002", area="pytorch", title="PyTorch is a GPU build where there is a GPU")
-def torch_build_matches(facts, ctx) -> Outcome:
+def torch_build_matches(facts: Facts, ctx: CheckContext) -> Outcome:
     """What it checks: that a machine with an NVIDIA GPU has a CUDA build of PyTorch, not a CPU-only wheel
     (`+cpu`, the default from some mirrors and on Windows/macOS PyPI, or conda's `cpuonly`) or a ROCm one.
 
@@ -108,9 +114,19 @@ def torch_build_matches(facts, ctx) -> Outcome:
     skipped = _skip_unless_imported(torch)
     if skipped is not None:
         return skipped
-    data = {"version": torch.version, "cuda": torch.cuda, "hip": torch.hip, "cpu_only": torch.cpu_only}
+    data: dict[str, object] = {
+        "version": torch.version,
+        "cuda": torch.cuda,
+        "hip": torch.hip,
+        "cpu_only": torch.cpu_only,
+    }
     if torch.cuda:
         return ok(f"{_describe(torch)}", data)
+    unknown = gpus_unknown(facts)
+    if unknown is not None:
+        return not_applicable(
+            f"{_describe(torch)}; whether this machine has an NVIDIA GPU is not known ({unknown.words()})", data
+        )
     if not gpus_present(facts):
         return ok(f"{_describe(torch)}; no NVIDIA GPU here, so the CPU is what this machine can use", data)
     if torch.python is not None and torch.python.os == "macos":
@@ -127,7 +143,7 @@ def torch_build_matches(facts, ctx) -> Outcome:
 
 
 @check("TORCH003", area="pytorch", title="The driver can run PyTorch's CUDA")
-def torch_driver(facts, ctx) -> Outcome:
+def torch_driver(facts: Facts, ctx: CheckContext) -> Outcome:
     """What it checks: that the NVIDIA driver is new enough for the CUDA version this torch was built with.
     PyTorch wheels bundle their CUDA runtime, so they need only a driver at or above the minor-version
     compatibility floor of that CUDA major (CUDA 11.x ≥ 450.80.02, 12.x ≥ 525.60.13, 13.x ≥ 580.65.06 on
@@ -145,13 +161,16 @@ def torch_driver(facts, ctx) -> Outcome:
     if skipped is not None:
         return skipped
     driver = driver_version(facts)
+    unknown = driver_unknown(facts)
+    if not driver and unknown is not None:
+        return not_applicable(f"torch needs CUDA {torch.cuda}; the driver is not known ({unknown.words()})")
     if not driver or not (driver_usable(facts) or torch.source == "collect_env"):
         return not_applicable(f"torch needs CUDA {torch.cuda}; no loaded NVIDIA driver to compare (see DRV001)")
     os_name, _ = os_and_machine(torch.python)
-    floor = kb.wheel_driver_floor(torch.cuda, os_name)
-    cuda_mm = ".".join(torch.cuda.split(".")[:2])
-    native = kb.min_driver_for_cuda(cuda_mm)
-    data = {
+    floor = wheel_driver_floor(torch.cuda, os_name)
+    cuda_mm = cuda_major_minor(torch.cuda)
+    native = min_driver_for_cuda(cuda_mm) if cuda_mm else None
+    data: dict[str, object] = {
         "torch_cuda": torch.cuda,
         "driver": driver,
         "driver_floor": floor,
@@ -193,7 +212,7 @@ def torch_driver(facts, ctx) -> Outcome:
 
 
 @check("TORCH004", area="pytorch", title="PyTorch has kernels for this GPU's architecture")
-def torch_arch(facts, ctx) -> Outcome:
+def torch_arch(facts: Facts, ctx: CheckContext) -> Outcome:
     """What it checks: that every GPU's compute capability is covered by the architectures the torch
     wheel was compiled for (`torch.cuda.get_arch_list()`; for a pasted report, its warning or the knowledge
     base): a cubin of the same major with an equal or lower minor (sm_86 runs on 8.9), or PTX at or below
@@ -217,14 +236,15 @@ def torch_arch(facts, ctx) -> Outcome:
     if not ccs:
         return not_applicable("no GPU with a known compute capability to compare")
     os_name, machine = os_and_machine(torch.python)
-    arch_list, arch_source = list(torch.arch_list), "torch.cuda.get_arch_list()"
+    arch_list: list[str] = list(torch.arch_list)
+    arch_source: str | None = "torch.cuda.get_arch_list()"
     if torch.source == "collect_env":
         arch_source = "the report's warning"
     if not (torch.arch_list_known and arch_list):
-        variant = kb.torch_variant(torch.version, torch.local_tag)
+        variant = torch_variant(torch.version, torch.local_tag)
         known = variant.arch_list_for(os_name, machine) if variant else None
         arch_list, arch_source = (list(known), "knowledge base") if known else ([], None)
-    data = {"compute_capabilities": ccs, "arch_list": arch_list, "arch_list_source": arch_source}
+    data: dict[str, object] = {"compute_capabilities": ccs, "arch_list": arch_list, "arch_list_source": arch_source}
     if not arch_list:
         return ok(
             f"arch list of torch {torch.version} unknown; GPUs are sm_" + ", sm_".join(c.replace(".", "") for c in ccs),
@@ -232,7 +252,7 @@ def torch_arch(facts, ctx) -> Outcome:
         )
     uncovered, jit = [], []
     for cc in ccs:
-        coverage = kb.arch_list_covers(arch_list, cc)
+        coverage = arch_list_covers(arch_list, cc)
         if coverage.status == "none":
             uncovered.append(cc)
         elif coverage.status == "ptx":
@@ -263,7 +283,7 @@ def torch_arch(facts, ctx) -> Outcome:
 
 
 @check("TORCH005", area="pytorch", title="PyTorch initialises CUDA")
-def torch_cuda_init(facts, ctx) -> Outcome:
+def torch_cuda_init(facts: Facts, ctx: CheckContext) -> Outcome:
     """What it checks: that a CUDA build of torch can initialise CUDA (`torch.cuda.is_available()`), and
     if not, the verbatim error CUDA gave, mapped to its cause: no driver loaded, driver too old, Error 802
     (NVSwitch system without fabric manager), Error 804 (forward-compatibility libraries on a GPU that
@@ -300,72 +320,19 @@ def torch_cuda_init(facts, ctx) -> Outcome:
     if torch.is_available is None:
         return not_applicable("whether CUDA initialised was not reported")
     error = torch.cuda_init_error
+    unknown = gpus_unknown(facts)
+    if unknown is not None and not error:
+        return not_applicable(
+            f"CUDA not available, and whether there is an NVIDIA GPU is not known ({unknown.words()})", data
+        )
     if not gpus_present(facts) and not error:
         return ok("CUDA not available: there is no NVIDIA GPU here", data)
-    cause, fix = _init_cause(facts, error)
+    cause, fix = cuda_init_cause(facts, error)
     message = "torch.cuda.is_available() is False" + (f': "{_one_line(error)}"' if error else "") + f" — {cause}"
     return Outcome(message, [Finding(Severity.PROBLEM, message, fix, evidence_names("torch", torch))], data)
 
 
-def _init_cause(facts, error: str | None) -> tuple[str, Fix | None]:
-    text = (error or "").lower()
-    if "found no nvidia driver" in text or (not error and not driver_usable(facts)):
-        if facts.driver.userspace_version:
-            return "the NVIDIA kernel module is not loaded", _fixes.load_kernel_module()
-        return "no NVIDIA driver is installed", _fixes.install_driver(facts.os_release)
-    if "too old" in text or "insufficient" in text or "error 35" in text:
-        return "the driver is older than torch's CUDA (see TORCH003)", None
-    if "802" in text or "system not yet initialized" in text:
-        return (
-            "an NVSwitch system needs the fabric manager running, at the driver's version",
-            Fix(
-                "Install and start nvidia-fabricmanager matching the driver branch.",
-                (
-                    "sudo apt-get install -y nvidia-fabricmanager-$(nvidia-smi --query-gpu=driver_version "
-                    "--format=csv,noheader | head -1 | cut -d. -f1)",
-                    "sudo systemctl enable --now nvidia-fabricmanager",
-                ),
-                needs_root=True,
-            ),
-        )
-    if "804" in text or "forward compatibility" in text:
-        return (
-            "CUDA forward-compatibility libraries (cuda-compat) are on the loader path, and this GPU doesn't "
-            "support them",
-            Fix(
-                "Remove the compat directory from LD_LIBRARY_PATH, or upgrade the host driver.",
-                ('export LD_LIBRARY_PATH=$(echo "$LD_LIBRARY_PATH" | tr : "\\n" | grep -v compat | paste -sd:)',),
-            ),
-        )
-    if "unknown error" in text or "error 999" in text:
-        return (
-            "CUDA could not talk to the driver: usually nvidia_uvm is not loaded (often after suspend/resume) "
-            "or, in a container, the device cgroup was reset",
-            Fix(
-                "Load nvidia_uvm (on the host), or restart the container; reboot if it persists.",
-                ("sudo modprobe nvidia_uvm", "sudo nvidia-modprobe -u -c=0"),
-                needs_root=True,
-            ),
-        )
-    if "no cuda-capable device" in text or "error 100" in text:
-        visible = facts.env.get("CUDA_VISIBLE_DEVICES")
-        if visible is not None:
-            return (
-                f"CUDA_VISIBLE_DEVICES={visible!r} hides every GPU (see ENV001)",
-                Fix("Unset it or name existing GPUs.", ("unset CUDA_VISIBLE_DEVICES",)),
-            )
-        return ("CUDA sees no GPU: a container started without GPUs, or missing /dev/nvidia* nodes (see DEV001)", None)
-    if "busy or unavailable" in text or "error 46" in text:
-        return (
-            "the GPU is in an exclusive or prohibited compute mode and in use (see GPU002)",
-            Fix("Set the default compute mode, or use a free GPU.", ("sudo nvidia-smi -c DEFAULT",), needs_root=True),
-        )
-    if not driver_usable(facts):
-        return "the NVIDIA driver is not loaded (see DRV001)", _fixes.load_kernel_module()
-    return "see the error text", None
-
-
-def _names_for(facts, torch, ccs: list[str]) -> str:
+def _names_for(facts: Facts, torch: TorchFacts, ccs: list[str]) -> str:
     names = {d.name for d in torch.devices if d.compute_capability in ccs and d.name}
     names |= {g.name for g in facts.gpus if g.compute_capability in ccs and g.name}
     if torch.unsupported_gpu and torch.unsupported_capability in ccs:

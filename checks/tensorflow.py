@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
-from gpudoctor import kb
-from gpudoctor.api import Finding, Fix, Severity, check, not_applicable, ok
+from gpudoctor.api import CheckContext, Finding, Fix, Severity, check, not_applicable, ok
+from gpudoctor.facts.facts import Facts
+from gpudoctor.facts.framework_model import TensorflowFacts
+from gpudoctor.facts.predicates import driver_older
+from gpudoctor.kb.tensorflow_builds import choose_tensorflow
+from gpudoctor.kb.torch_wheels import wheel_driver_floor
 from gpudoctor.results import Outcome
 from gpudoctor_checks._frameworks import (
-    driver_older,
     driver_usable,
     driver_version,
     evidence_names,
@@ -23,7 +26,7 @@ _PIP_LIBRARY_PATH = (
 )
 
 
-def _describe(tf) -> str:
+def _describe(tf: TensorflowFacts) -> str:
     if tf.built_with_cuda:
         cuda = f"CUDA {tf.build_cuda}" if tf.build_cuda else "CUDA"
         cudnn = f", cuDNN {tf.build_cudnn}" if tf.build_cudnn else ""
@@ -34,7 +37,7 @@ def _describe(tf) -> str:
 
 
 @check("TF001", area="tensorflow", title="TensorFlow imports in the target Python")
-def tf_imports(facts, ctx) -> Outcome:
+def tf_imports(facts: Facts, ctx: CheckContext) -> Outcome:
     """What it checks: that `import tensorflow` works in the target Python, in a subprocess with a timeout,
     and what it was built for (`tf.sysconfig.get_build_info()`: CUDA, cuDNN, compute capabilities).
 
@@ -63,7 +66,7 @@ def tf_imports(facts, ctx) -> Outcome:
 
 
 @check("TF002", area="tensorflow", title="TensorFlow sees the GPU")
-def tf_gpu(facts, ctx) -> Outcome:
+def tf_gpu(facts: Facts, ctx: CheckContext) -> Outcome:
     """What it checks: on a machine with an NVIDIA GPU, that `tf.config.list_physical_devices('GPU')` is not
     empty, and if it is, why: a build without CUDA (`tensorflow-cpu`, macOS), native Windows (no GPU
     support after TensorFlow 2.10), CUDA/cuDNN libraries of the majors TensorFlow was built for that
@@ -132,7 +135,7 @@ def tf_gpu(facts, ctx) -> Outcome:
             message, [Finding(Severity.PROBLEM, message, _tf_install_fix(facts, tf, replace=True), evidence)], data
         )
     driver = driver_version(facts)
-    floor = kb.wheel_driver_floor(tf.build_cuda, os_name or "linux") if tf.build_cuda else None
+    floor = wheel_driver_floor(tf.build_cuda, os_name or "linux") if tf.build_cuda else None
     if driver and floor and driver_usable(facts) and driver_older(driver, floor):
         message = (
             f"TensorFlow {tf.version} is built for CUDA {tf.build_cuda}, which needs driver ≥ {floor}; "
@@ -151,7 +154,7 @@ def tf_gpu(facts, ctx) -> Outcome:
     return Outcome(message, [Finding(Severity.PROBLEM, message, _library_fix(facts, tf), evidence)], data)
 
 
-def _judge_log_only(tf, data, evidence) -> Outcome:
+def _judge_log_only(tf: TensorflowFacts, data: dict[str, object], evidence: tuple[str, ...]) -> Outcome:
     if not (tf.log.missing_libraries or tf.log.cannot_dlopen):
         return ok("the TensorFlow log shows no GPU library failure", data)
     missing = ", ".join(tf.log.missing_libraries)
@@ -168,7 +171,7 @@ def _judge_log_only(tf, data, evidence) -> Outcome:
     return Outcome(message, [Finding(Severity.PROBLEM, message, fix, evidence)], data)
 
 
-def _library_fix(facts, tf) -> Fix:
+def _library_fix(facts: Facts, tf: TensorflowFacts) -> Fix:
     if tf.nvidia_packages:
         return Fix(
             "The pip nvidia-* libraries are installed but TensorFlow does not find them: put their lib "
@@ -178,9 +181,9 @@ def _library_fix(facts, tf) -> Fix:
     return _tf_install_fix(facts, tf, replace=False)
 
 
-def _tf_install_fix(facts, tf, replace: bool) -> Fix:
+def _tf_install_fix(facts: Facts, tf: TensorflowFacts, replace: bool) -> Fix:
     python = tf.python
-    choice = kb.choose_tensorflow(
+    choice = choose_tensorflow(
         driver_version=driver_version(facts),
         python_version=python.version if python else None,
         os=(python.os if python else None) or "linux",

@@ -6,9 +6,10 @@ from __future__ import annotations
 from collections import defaultdict
 from typing import Any
 
-from gpudoctor import kb
-from gpudoctor.api import Finding, Fix, Severity, check, not_applicable, ok
+from gpudoctor.api import CheckContext, Finding, Fix, Severity, check, not_applicable, ok
 from gpudoctor.evidence.keys import EvidenceKey as Ev
+from gpudoctor.facts.facts import Facts
+from gpudoctor.kb.gpu_specs import pcie_rate_gbps
 from gpudoctor.results import Outcome
 from gpudoctor_checks import _topology as t
 
@@ -18,7 +19,7 @@ NVLINK_EVIDENCE = (Ev.NVML, Ev.NVIDIA_SMI_NVLINK, Ev.NVIDIA_SMI_TOPO)
 
 
 @check("TOPO001", area="topology", title="PCIe links run at full width and speed")
-def pcie_links(facts, ctx) -> Outcome:
+def pcie_links(facts: Facts, ctx: CheckContext) -> Outcome:
     """What it checks: each GPU's PCIe link now against the most it can do (generation and width), from NVML,
     `nvidia-smi -q -x`, sysfs (`current_link_speed` / `max_link_speed`) or `lspci -vv` (LnkSta / LnkCap).
 
@@ -47,8 +48,8 @@ def pcie_links(facts, ctx) -> Outcome:
             "source": link.source,
             "idle": idle,
             "replay_count": link.replay_count,
-            "gbps_now": kb.pcie_rate_gbps(link.gen_current, link.width_current),
-            "gbps_max": kb.pcie_rate_gbps(link.gen_max, link.width_max),
+            "gbps_now": pcie_rate_gbps(link.gen_current, link.width_current),
+            "gbps_max": pcie_rate_gbps(link.gen_max, link.width_max),
         }
         findings += t.link_findings(gpu, idle)
     worst = [f for f in findings if f.severity in (Severity.PROBLEM, Severity.WARNING)]
@@ -66,7 +67,7 @@ def pcie_links(facts, ctx) -> Outcome:
 
 
 @check("TOPO002", area="topology", title="GPU pairs are close and can reach each other peer-to-peer")
-def gpu_pairs(facts, ctx) -> Outcome:
+def gpu_pairs(facts: Facts, ctx: CheckContext) -> Outcome:
     """What it checks: how each pair of GPUs is connected (`nvidia-smi topo -m`, else NVML's common ancestor)
     and whether they can read each other's memory directly (`nvidia-smi topo -p2p r`, NVML P2P status).
 
@@ -121,7 +122,7 @@ def gpu_pairs(facts, ctx) -> Outcome:
 
 
 @check("TOPO003", area="topology", title="NVLinks are all up")
-def nvlinks(facts, ctx) -> Outcome:
+def nvlinks(facts: Facts, ctx: CheckContext) -> Outcome:
     """What it checks: on GPUs built with NVLink (SXM boards), the links each GPU reports active against the
     number the part has (H100/H200/B200 18, A100 12, V100 6), links reported down, and SXM GPUs that show no
     NVLink path to each other at all.
@@ -142,7 +143,7 @@ def nvlinks(facts, ctx) -> Outcome:
         if linked_pairs:
             return ok(
                 f"NVLink between {len(linked_pairs)} GPU pair(s) "
-                f"({', '.join(sorted({p.path for p in linked_pairs}))}); the state of each link was not "
+                f"({', '.join(sorted({p.path for p in linked_pairs if p.path}))}); the state of each link was not "
                 "collected",
                 {"pairs_with_nvlink": len(linked_pairs)},
             )
@@ -161,8 +162,8 @@ def nvlinks(facts, ctx) -> Outcome:
         }
         findings += t.nvlink_findings(gpu, expected)
     findings += t.missing_nvlink_findings(topo, built_with, reported)
-    active = sum(gpu.nvlink.active for gpu in reported)
-    total = sum(gpu.nvlink.total for gpu in reported)
+    active = sum(gpu.nvlink.active for gpu in reported if gpu.nvlink is not None)
+    total = sum(gpu.nvlink.total for gpu in reported if gpu.nvlink is not None)
     summary = (
         f"{active} of {total} NVLinks active on {len(reported)} GPU(s)"
         if reported
@@ -172,7 +173,7 @@ def nvlinks(facts, ctx) -> Outcome:
 
 
 @check("TOPO004", area="topology", title="Fabric manager on NVSwitch systems")
-def fabric_manager(facts, ctx) -> Outcome:
+def fabric_manager(facts: Facts, ctx: CheckContext) -> Outcome:
     """What it checks: on machines with NVSwitches (HGX/DGX A100, H100, H200, B200), that the
     `nvidia-fabricmanager` service runs and every GPU finished its fabric registration (NVML fabric state).
 
@@ -236,7 +237,7 @@ def fabric_manager(facts, ctx) -> Outcome:
 
 
 @check("TOPO005", area="topology", title="This process's CPUs are near the GPUs")
-def cpu_affinity(facts, ctx) -> Outcome:
+def cpu_affinity(facts: Facts, ctx: CheckContext) -> Outcome:
     """What it checks: the CPUs this process may run on (its affinity: taskset, numactl, a Slurm or container
     cgroup) against each GPU's NUMA node and nearest CPUs (sysfs `local_cpulist`, NVML, the "CPU Affinity"
     column of `nvidia-smi topo -m`, which is empty for GPUs none of the job's CPUs are near).

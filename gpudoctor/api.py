@@ -27,8 +27,12 @@ from __future__ import annotations
 
 import inspect
 import re
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Callable
+from typing import TYPE_CHECKING, Any, Callable, TypedDict
+
+if TYPE_CHECKING:
+    from gpudoctor.facts.facts import Facts
 
 from gpudoctor.results import (
     Finding,
@@ -46,6 +50,7 @@ from gpudoctor.results import (
 __all__ = [
     "DOC_SECTIONS",
     "CheckContext",
+    "CheckOptions",
     "CheckSpec",
     "Finding",
     "Fix",
@@ -65,15 +70,33 @@ CODE_PATTERN = re.compile(r"^[A-Z][A-Z0-9]*[0-9]{3}$")
 DOC_SECTIONS = ("What it checks:", "Why it matters:", "How to fix:")
 
 
+class CheckOptions(TypedDict, total=False):
+    """The run's options a check may read: the preflight gates (``check --require-gpu`` ...)."""
+
+    require_gpu: bool
+    min_gpus: int | None
+    min_compute_capability: str | None  # "8.0"
+    min_gpu_memory: float | None  # GiB
+    min_driver: str | None  # "535.104.05"
+    cuda: str | None  # "12.4"
+
+
 @dataclass
 class CheckContext:
     """What a check may know besides the facts: the run's options (gates, thresholds)."""
 
-    options: dict[str, Any] = field(default_factory=dict)
+    options: CheckOptions = field(default_factory=lambda: CheckOptions())
 
     def option(self, name: str, default: Any = None) -> Any:
-        value = self.options.get(name)
+        """One option by name, ``default`` when unset.  Typed as Any because a plugin may ask for
+        a name of its own; the built-in names and their types are :class:`CheckOptions`."""
+        values: Mapping[str, object] = self.options
+        value = values.get(name)
         return default if value is None else value
+
+
+# A check: a pure function of the facts and the run's context.
+CheckFunction = Callable[["Facts", CheckContext], Outcome]
 
 
 @dataclass(frozen=True)
@@ -81,7 +104,7 @@ class CheckSpec:
     code: str
     area: str
     title: str
-    func: Callable[[Any, CheckContext], Outcome]
+    func: CheckFunction
     module: str
 
     @property
@@ -100,12 +123,10 @@ def check(code: str, *, area: str, title: str) -> Callable[[Callable[..., Outcom
     return decorate
 
 
-def info(message: str, fix: Fix | None = None, evidence: tuple[str, ...] | list[str] = ()) -> Finding:
+def info(message: str, fix: Fix | None = None, evidence: Sequence[str] = ()) -> Finding:
     """An informational finding (does not change the check's status)."""
     return Finding(Severity.INFO, message, fix, tuple(evidence))
 
 
-def finding(
-    severity: Severity, message: str, fix: Fix | None = None, evidence: tuple[str, ...] | list[str] = ()
-) -> Finding:
+def finding(severity: Severity, message: str, fix: Fix | None = None, evidence: Sequence[str] = ()) -> Finding:
     return Finding(severity, message, fix, tuple(evidence))

@@ -1,4 +1,4 @@
-"""Command-line interface: argument parsing only; each command's work lives in ``gpudoctor.app``.
+"""Command-line interface: argument parsing only; each command's work lives in ``gpudoctor.commands``.
 
 Kept light on purpose: ``gpudoctor --version`` and ``--help`` import nothing but
 argparse, so they answer as fast as Python starts.
@@ -74,13 +74,13 @@ _FRAMEWORKS = ("torch", "tensorflow", "jax")
 
 def _framework_spec(value: str) -> tuple[str, str | None]:
     """ "torch" or "torch==2.7" -> ("torch", "2.7")."""
-    name, _, version = value.strip().partition("==")
+    name, _, version_text = value.strip().partition("==")
     name = name.strip().lower()
     aliases = {"pytorch": "torch", "tf": "tensorflow"}
     name = aliases.get(name, name)
     if name not in _FRAMEWORKS:
         raise argparse.ArgumentTypeError(f"unknown framework {value!r}: choose from {', '.join(_FRAMEWORKS)}")
-    version = version.strip() or None
+    version = version_text.strip() or None
     if version is not None and not re.fullmatch(r"\d+(\.\d+){0,2}", version):
         raise argparse.ArgumentTypeError(f"{value!r}: the version must look like 2.7 or 2.7.1")
     return name, version
@@ -117,7 +117,7 @@ def _add_output(parser: argparse.ArgumentParser, what: str) -> None:
     parser.add_argument("-v", "--verbose", action="store_true", help="also list every choice and why on stderr")
 
 
-def _add_timeout(parser: argparse.ArgumentParser) -> None:
+def _add_timeout(parser: argparse.ArgumentParser | argparse._ArgumentGroup) -> None:
     parser.add_argument(
         "--timeout",
         type=_positive_float,
@@ -468,10 +468,11 @@ def main(argv: list[str] | None = None) -> int:
     if args.command is None:
         build_parser().print_help()
         return EXIT_USAGE
-    from gpudoctor import app
+    from gpudoctor.commands import run
 
+    command: str = args.command
     try:
-        return app.COMMANDS[args.command](args)
+        return run(command, args)
     except KeyboardInterrupt:
         sys.stderr.write("gpudoctor: interrupted\n")
         return 130

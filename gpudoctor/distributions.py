@@ -11,6 +11,7 @@ from __future__ import annotations
 import os
 import re
 import sys
+from collections.abc import Iterator
 from dataclasses import dataclass
 
 
@@ -55,7 +56,7 @@ def _metadata_field(folder: str, field: str) -> str | None:
     return match.group(1).strip() if match else None
 
 
-def iter_distributions(paths: list[str] | None = None):
+def iter_distributions(paths: list[str] | None = None) -> Iterator[DistInfo]:
     """Each installed distribution once, first on ``sys.path`` wins (as the import system decides)."""
     seen: set[str] = set()
     for entry in paths if paths is not None else sys.path:
@@ -80,7 +81,7 @@ def iter_distributions(paths: list[str] | None = None):
 
 def entry_points(group: str, paths: list[str] | None = None) -> list[EntryPoint]:
     """Entry points of one group from every distribution's entry_points.txt."""
-    found = []
+    found: list[EntryPoint] = []
     for dist in iter_distributions(paths):
         text = _read(os.path.join(dist.path, "entry_points.txt"))
         if not text:

@@ -1,15 +1,23 @@
 """The result model: what a check says about the machine.
 
 Checks return an :class:`Outcome`; the runner turns it into a :class:`CheckResult`
-(adding the code, timing and status).  Renderers read only these types, so the
-JSON output is a direct, versioned image of them.
+(adding the code, timing and status).  A :class:`Report` holds every result, where
+the evidence came from, a summary of the machine, and its own "next step".
+Renderers read only these types, so the JSON output is a direct, versioned image
+of them.
 """
 
 from __future__ import annotations
 
 import enum
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any, TypedDict
+
+from gpudoctor.areas import ordered_keys
+
+if TYPE_CHECKING:
+    from gpudoctor.facts.model import GpuInfo
 
 
 class Severity(str, enum.Enum):
@@ -57,6 +65,11 @@ class Finding:
     fix: Fix | None = None
     evidence: tuple[str, ...] = ()
     code: str = ""
+
+    def __post_init__(self) -> None:
+        # Checks cite typed evidence keys (str subclasses); the result keeps their plain file names, so the
+        # report compares, pickles and serialises the same whichever way a plugin named its evidence.
+        object.__setattr__(self, "evidence", tuple(str(name) for name in self.evidence))
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -117,14 +130,14 @@ def not_applicable(reason: str, data: dict[str, Any] | None = None) -> Outcome:
 
 
 def problem(
-    summary: str, fix: Fix | None = None, evidence: tuple[str, ...] | list[str] = (), data: dict[str, Any] | None = None
+    summary: str, fix: Fix | None = None, evidence: Sequence[str] = (), data: dict[str, Any] | None = None
 ) -> Outcome:
     """A single problem finding whose message is also the summary."""
     return Outcome(summary, [Finding(Severity.PROBLEM, summary, fix, tuple(evidence))], dict(data or {}))
 
 
 def warning(
-    summary: str, fix: Fix | None = None, evidence: tuple[str, ...] | list[str] = (), data: dict[str, Any] | None = None
+    summary: str, fix: Fix | None = None, evidence: Sequence[str] = (), data: dict[str, Any] | None = None
 ) -> Outcome:
     """A single warning finding whose message is also the summary."""
     return Outcome(summary, [Finding(Severity.WARNING, summary, fix, tuple(evidence))], dict(data or {}))
@@ -158,6 +171,117 @@ class CheckResult:
         }
 
 
+def group_by_area(results: Iterable[CheckResult]) -> list[tuple[str, list[CheckResult]]]:
+    """Results grouped by area in the areas table's order (plugin areas after, in order of first
+    appearance); checks keep their run order within an area."""
+    groups: dict[str, list[CheckResult]] = {}
+    for result in results:
+        groups.setdefault(result.area, []).append(result)
+    return [(area, groups[area]) for area in ordered_keys(list(groups))]
+
+
+@dataclass(frozen=True)
+class NextStep:
+    """The fix to do first: which check asks for it, what it found, and the fix."""
+
+    code: str
+    message: str
+    fix: Fix
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"code": self.code, "message": self.message, "fix": self.fix.to_dict()}
+
+
+def next_step(results: Iterable[CheckResult]) -> NextStep | None:
+    """The first problem (else warning) with a fix, reading the stack bottom-up.
+
+    Area order is the order in which things depend on each other (bus, driver, NVML, ...), so the
+    first fixable finding is usually the cause of the findings after it.
+    """
+    groups = group_by_area(results)
+    for wanted in (Severity.PROBLEM, Severity.WARNING):
+        for _, area_results in groups:
+            for result in area_results:
+                for finding in result.findings:
+                    if finding.severity is wanted and finding.fix is not None:
+                        return NextStep(result.code, finding.message, finding.fix)
+    return None
+
+
+# ---------------------------------------------------------------- where and what the machine is
+
+
+class _SourceKind(TypedDict):
+    kind: str  # "live" or "snapshot"
+
+
+class ReportSource(_SourceKind, total=False):
+    """Where the evidence came from: ``{"kind": "live"}`` or ``{"kind": "snapshot", "path": ...}``."""
+
+    path: str | None
+
+
+class GpuRecord(TypedDict, total=False):
+    """One GPU as the report's machine summary (and GPU001's data) lists it."""
+
+    index: int | None
+    name: str | None
+    bus_id: str | None
+    uuid: str | None
+    memory_total_mib: int | None
+    compute_capability: str | None
+    compute_capability_source: str | None
+    architecture: str | None
+    compute_mode: str | None
+    persistence_mode: bool | None
+    mig_mode: str | None
+    mig_devices: int
+    cuda_driver_max: str | None
+
+
+class PythonSummary(TypedDict):
+    """The interpreter whose frameworks were probed, and why that one."""
+
+    executable: str | None
+    version: str | None
+    how: str | None
+
+
+class MachineSummary(TypedDict, total=False):
+    """The machine in a few values; every key is optional (a snapshot may lack any of them)."""
+
+    os: str | None
+    kernel: str | None
+    gpus: list[GpuRecord]
+    gpus_on_bus: int
+    driver_version: str | None
+    cuda_driver_max: str | None
+    container: str | None
+    wsl: int | str | None
+    collect_duration_s: float | None
+    python: PythonSummary | None
+    error: str  # building the summary failed: the checks already say why
+
+
+def gpu_record(gpu: GpuInfo, cuda_driver_max: str | None) -> GpuRecord:
+    """What a report says about one GPU: identity, memory, compute capability and modes."""
+    return {
+        "index": gpu.index,
+        "name": gpu.name,
+        "bus_id": gpu.bus_id,
+        "uuid": gpu.uuid,
+        "memory_total_mib": gpu.memory_total_mib,
+        "compute_capability": gpu.compute_capability,
+        "compute_capability_source": gpu.compute_capability_source,
+        "architecture": gpu.architecture,
+        "compute_mode": gpu.compute_mode,
+        "persistence_mode": gpu.persistence_mode,
+        "mig_mode": gpu.mig_mode_current,
+        "mig_devices": len(gpu.mig_devices),
+        "cuda_driver_max": cuda_driver_max,
+    }
+
+
 EXIT_OK = 0
 EXIT_PROBLEMS = 1
 EXIT_USAGE = 2
@@ -166,12 +290,17 @@ EXIT_INTERNAL = 3
 
 @dataclass
 class Report:
-    """Every check's result plus where the evidence came from."""
+    """Every check's result, where the evidence came from, and gpudoctor's own failures.
+
+    ``internal_errors`` are failures of gpudoctor itself that are not a check's (a plugin that
+    failed to import): they are reported and make the run exit 3 unless something worse was found.
+    """
 
     results: list[CheckResult]
-    source: dict[str, Any]
-    machine: dict[str, Any] = field(default_factory=dict)
-    sections: dict[str, Any] = field(default_factory=dict)
+    source: ReportSource
+    machine: MachineSummary = field(default_factory=lambda: MachineSummary())
+    sections: dict[str, Any] = field(default_factory=dict)  # JSON-ready values, keyed by section name
+    internal_errors: list[str] = field(default_factory=list)
 
     def counts(self) -> dict[str, int]:
         counts = {s.value: 0 for s in Status}
@@ -179,13 +308,17 @@ class Report:
             counts[result.status.value] += 1
         return counts
 
+    def next_step(self) -> NextStep | None:
+        """The fix to do first (see :func:`next_step`)."""
+        return next_step(self.results)
+
     def exit_code(self, fail_on: str = "problem") -> int:
-        """0 clean (warnings allowed), 1 problems, 3 a check crashed and nothing worse was found."""
+        """0 clean (warnings allowed), 1 problems, 3 a check crashed or gpudoctor failed, nothing worse found."""
         statuses = {r.status for r in self.results}
         if Status.PROBLEM in statuses:
             return EXIT_PROBLEMS
         if fail_on == "warning" and Status.WARNING in statuses:
             return EXIT_PROBLEMS
-        if Status.CRASHED in statuses:
+        if Status.CRASHED in statuses or self.internal_errors:
             return EXIT_INTERNAL
         return EXIT_OK

@@ -9,10 +9,14 @@ from __future__ import annotations
 import dataclasses
 import time
 import traceback
+from typing import TYPE_CHECKING
 
 from gpudoctor.api import CheckContext, CheckSpec
 from gpudoctor.registry import Registry, matches
 from gpudoctor.results import CheckResult, Finding, Outcome, Status
+
+if TYPE_CHECKING:
+    from gpudoctor.facts.facts import Facts
 
 
 def selected_checks(registry: Registry, select: list[str] | None, ignore: list[str] | None) -> list[CheckSpec]:
@@ -24,11 +28,11 @@ def selected_checks(registry: Registry, select: list[str] | None, ignore: list[s
     return checks
 
 
-def run_check(spec: CheckSpec, facts, ctx: CheckContext) -> CheckResult:
+def run_check(spec: CheckSpec, facts: Facts, ctx: CheckContext) -> CheckResult:
     started = time.perf_counter()
     try:
-        outcome = spec.func(facts, ctx)
-        if not isinstance(outcome, Outcome):
+        outcome: object = spec.func(facts, ctx)
+        if not isinstance(outcome, Outcome):  # a plugin's bug: its annotations are not checked at run time
             raise TypeError(f"check {spec.code} returned {type(outcome).__name__}, not an Outcome")
     except Exception as exc:  # noqa: BLE001 - one broken check must not hide the others
         return CheckResult(
@@ -53,7 +57,7 @@ def run_check(spec: CheckSpec, facts, ctx: CheckContext) -> CheckResult:
     )
 
 
-def run_checks(checks: list[CheckSpec], facts, ctx: CheckContext) -> list[CheckResult]:
+def run_checks(checks: list[CheckSpec], facts: Facts, ctx: CheckContext) -> list[CheckResult]:
     return [run_check(spec, facts, ctx) for spec in checks]
 
 

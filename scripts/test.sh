@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Run the whole test suite, installing what it needs: the real NVIDIA user space for the integration
-# tier (when root on Debian/Ubuntu), a virtual environment with gpudoctor and its test extras.
+# tier (when root on Debian/Ubuntu), a virtual environment with gpudoctor and its test extras; then the
+# static checks (scripts/lint.sh) and pytest.
 # Extra arguments go to pytest, e.g. scripts/test.sh -k snapshot
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -18,6 +19,12 @@ if ! "$venv/bin/python" -m pip install -q --disable-pip-version-check -e ".[test
   exit 1
 fi
 rm -f "$log"
+
+# Static checks first (ruff, mypy --strict, import layers): a type error fails the run like a failing test.
+# GPUDOCTOR_SKIP_LINT=1 skips them for a quick local test loop; CI never sets it.
+if [ "${GPUDOCTOR_SKIP_LINT:-0}" != 1 ]; then
+  bash scripts/lint.sh "$venv"
+fi
 
 # Real frameworks for the live probe tests: torch (pinned, CPU build from local disk), tensorflow-cpu, jax.
 # GPUDOCTOR_SKIP_FRAMEWORKS=1 skips this (those tests then skip, saying why).

@@ -15,7 +15,7 @@ import time
 from collections.abc import Iterable
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
-from typing import Any, Callable
+from typing import TYPE_CHECKING, Callable
 
 # Imported with this module, not in the probes' threads: an import there would hold the import lock
 # while every other thread starts, and the probes (the slowest sources) would start last.
@@ -30,6 +30,9 @@ from gpudoctor.evidence.model import Evidence, EvidenceItem
 from gpudoctor.evidence.run_command import run_command
 from gpudoctor.evidence.sources import SOURCES, Source
 
+if TYPE_CHECKING:
+    from gpudoctor.evidence.target_python import TargetPython
+
 DEFAULT_TIMEOUT_S = 10.0
 
 # Kernel log lines worth keeping: the NVIDIA driver's own (NVRM, Xid) and nouveau's.
@@ -40,13 +43,16 @@ _KERNEL_LOG_KEEP = 500
 def _read_file(source: Source) -> EvidenceItem:
     item = EvidenceItem(name=source.name, kind="file")
     started = time.monotonic()
+    path = source.path
+    if source.fallback_path and not os.path.exists(path) and os.path.exists(source.fallback_path):
+        path = source.fallback_path
     try:
-        with open(source.path, encoding="utf-8", errors="replace") as handle:
+        with open(path, encoding="utf-8", errors="replace") as handle:
             item.text = handle.read(1_000_000)
     except FileNotFoundError:
-        item.error = f"{source.path} does not exist"
+        item.error = f"{path} does not exist"
     except OSError as exc:
-        item.error = f"cannot read {source.path}: {exc.strerror or exc}"
+        item.error = f"cannot read {path}: {exc.strerror or exc}"
     item.duration_s = time.monotonic() - started
     return item
 
@@ -90,8 +96,10 @@ def skipped(source: Source) -> EvidenceItem:
     )
 
 
-def _target_python_record(target: Any) -> dict[str, Any]:
-    return {"executable": target.executable, "how": target.how, "note": getattr(target, "note", None)}
+def _target_python_record(target: TargetPython | None) -> dict[str, str | None]:
+    if target is None:
+        raise ValueError("no target Python was chosen")
+    return {"executable": target.executable, "how": target.how, "note": target.note}
 
 
 # Priority of the sources that are not on the critical path while a framework is being imported.
@@ -109,10 +117,14 @@ class ProbePlan:
     """
 
     heavy: frozenset[str] = frozenset()
-    located: Future | None = None
+    located: Future[dict[str, EvidenceItem]] | None = None
 
 
-def _probe(framework: str, target: Any, probe_timeout: float | None, plan: ProbePlan, nice: int) -> EvidenceItem:
+def _probe(
+    framework: str, target: TargetPython | None, probe_timeout: float | None, plan: ProbePlan, nice: int
+) -> EvidenceItem:
+    if target is None:
+        raise ValueError(f"the {framework} probe needs a target Python")
     item = absent_here(framework, target.executable)
     if item is None and plan.located is not None and framework not in plan.heavy:
         item = plan.located.result().get(framework)
@@ -122,7 +134,7 @@ def _probe(framework: str, target: Any, probe_timeout: float | None, plan: Probe
 def collect_source(
     source: Source,
     timeout: float,
-    target: Any = None,
+    target: TargetPython | None = None,
     probe_timeout: float | None = None,
     plan: ProbePlan = ProbePlan(),
 ) -> EvidenceItem:
@@ -144,7 +156,7 @@ def collect_source(
     return item
 
 
-def live_sources(sources: Iterable[Source], target: Any, frameworks: Iterable[str]) -> list[Source]:
+def live_sources(sources: Iterable[Source], target: TargetPython | None, frameworks: Iterable[str]) -> list[Source]:
     """The sources worth collecting here: no pasted-report sources; probes only with a target Python."""
     wanted = set(frameworks) if target is not None else set()
     return [
@@ -158,7 +170,7 @@ def collect(
     timeout: float = DEFAULT_TIMEOUT_S,
     sources: Iterable[Source] = SOURCES,
     on_done: Callable[[EvidenceItem], None] | None = None,
-    target: Any = None,
+    target: TargetPython | None = None,
     frameworks: Iterable[str] = (),
     probe_timeout: float | None = None,
 ) -> Evidence:
@@ -172,12 +184,13 @@ def collect(
     skip_driver_queries = driver_absent()
     # Probes first: they are the slowest (importing a framework takes seconds), so they start at once.
     sources_by_start = sorted(sources, key=lambda s: s.probe is None)
-    probes = [s.probe for s in sources if s.probe]
-    heavy = frozenset(p for p in probes if likely_installed(p, target.executable))
-    own_python = target is not None and os.path.abspath(target.executable) == os.path.abspath(sys.executable)
+    probes = [s.probe for s in sources if s.probe]  # none without a target (live_sources)
+    python = target.executable if target is not None else sys.executable
+    heavy = frozenset(p for p in probes if likely_installed(p, python))
+    own_python = os.path.abspath(python) == os.path.abspath(sys.executable)
     light = [] if own_python else [p for p in probes if p not in heavy]
     with ThreadPoolExecutor(max_workers=max(1, len(sources) + 1)) as pool:
-        located = pool.submit(locate_absent, light, target.executable, timeout) if light else None
+        located = pool.submit(locate_absent, light, python, timeout) if light else None
         plan = ProbePlan(heavy, located)
         futures = [
             pool.submit(skipped, source)

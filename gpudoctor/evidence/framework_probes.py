@@ -15,16 +15,17 @@ import signal
 import sys
 import tempfile
 from collections.abc import Mapping
+from typing import Any
 
 from gpudoctor.evidence.model import EvidenceItem
 from gpudoctor.evidence.run_command import run_command
-from gpudoctor.facts.framework_model import FRAMEWORKS, probe_file_name
+
+# The probe writes what the framework prints to fd 1/2 into the file CAPTURE_FILE_ENV names (see
+# probes/_probe_capture.py), so that after a crash or a hang the framework's last words are still there to read.
+from gpudoctor.probes.protocol import CAPTURE_FILE_ENV as CAPTURE_FILE_ENV
+from gpudoctor.probes.protocol import FRAMEWORKS, LOCATE_SCRIPT, probe_file_name, probe_script_name
 
 DEFAULT_PROBE_TIMEOUT_S = 60.0
-
-# The probe writes what the framework prints to fd 1/2 into this file (see probes/_probe_common.py), so
-# that after a crash or a hang the framework's last words are still there to read.
-CAPTURE_FILE_ENV = "GPUDOCTOR_PROBE_CAPTURE_FILE"
 
 _PROBES_DIR = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "probes")
 
@@ -33,7 +34,7 @@ def probe_path(framework: str) -> str:
     """The probe script for ``framework`` (one of :data:`FRAMEWORKS`), as a file path."""
     if framework not in FRAMEWORKS:
         raise ValueError(f"no probe for {framework!r} (known: {', '.join(FRAMEWORKS)})")
-    return os.path.join(_PROBES_DIR, f"{framework}_probe.py")
+    return os.path.join(_PROBES_DIR, probe_script_name(framework))
 
 
 def probe_argv(framework: str, python: str) -> list[str]:
@@ -126,6 +127,8 @@ def absent_here(framework: str, python: str) -> EvidenceItem | None:
         record = common.absent_record(framework)
     except Exception:  # noqa: BLE001 - unsure: the real probe answers
         return None
+    if record is None:
+        return None
     return _absent_item(framework, python, record, time.perf_counter() - started)
 
 
@@ -139,7 +142,7 @@ def locate_absent(frameworks: list[str], python: str, timeout: float) -> dict[st
         return {}
     import json
 
-    argv = [python, os.path.join(_PROBES_DIR, "locate_probe.py"), *frameworks]
+    argv = [python, os.path.join(_PROBES_DIR, LOCATE_SCRIPT), *frameworks]
     item = run_command("locate", argv, timeout=timeout, env=probe_env("locate", os.environ))
     try:
         answers = json.loads(item.text or "")
@@ -154,9 +157,7 @@ def locate_absent(frameworks: list[str], python: str, timeout: float) -> dict[st
     }
 
 
-def _absent_item(framework: str, python: str, record: dict | None, duration_s: float | None) -> EvidenceItem | None:
-    if record is None:
-        return None
+def _absent_item(framework: str, python: str, record: dict[str, Any], duration_s: float | None) -> EvidenceItem:
     import json
 
     return EvidenceItem(

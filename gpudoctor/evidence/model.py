@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass, field
-from typing import Any
 
 
 @dataclass
@@ -37,16 +36,16 @@ class EvidenceItem:
         parts = [p for p in (self.text, self.stderr) if p]
         return "\n".join(parts)
 
-    def json(self) -> Any:
-        """The parsed JSON payload of a ``json`` item, or None when absent or corrupt."""
+    def json(self) -> object:
+        """The parsed JSON payload of a ``json`` item, or None when absent or corrupt (narrow it with isinstance)."""
         if not self.text:
             return None
         try:
             return json.loads(self.text)
-        except ValueError:
+        except (ValueError, RecursionError):  # RecursionError: a hostile file nested past the interpreter's limit
             return None
 
-    def manifest_entry(self) -> dict[str, Any]:
+    def manifest_entry(self) -> dict[str, object]:
         return {
             "kind": self.kind,
             "argv": self.argv,
@@ -64,7 +63,7 @@ class Evidence:
     """All the evidence of one run, keyed by snapshot file name."""
 
     items: dict[str, EvidenceItem] = field(default_factory=dict)
-    origin: dict[str, Any] = field(default_factory=dict)
+    origin: dict[str, object] = field(default_factory=dict)  # {"kind": "live"} or {"kind": "snapshot", "path": ...}
 
     def get(self, name: str) -> EvidenceItem | None:
         """The item, or None when this source was not collected at all."""
@@ -78,7 +77,7 @@ class Evidence:
         item = self.items.get(name)
         return item.output if item else None
 
-    def json(self, name: str) -> Any:
+    def json(self, name: str) -> object:
         item = self.items.get(name)
         return item.json() if item else None
 

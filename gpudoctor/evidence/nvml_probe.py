@@ -19,7 +19,15 @@ from __future__ import annotations
 import json
 import os
 import sys
-from typing import Any, Callable
+from collections.abc import Iterable
+from typing import Any, Callable, SupportsInt
+
+# pynvml has no type stubs: the module, its device handles and what its calls return are untyped C
+# wrappers (ctypes structs, ints, bytes).  ``Any`` stands for that surface only; records are JSON.
+Nvml = Any
+NvmlHandle = Any
+NvmlValue = Any
+ErrorRecord = dict[str, object]
 
 # NVML error codes (nvml.h) by name, so the record does not depend on which
 # constants a given nvidia-ml-py release defines.
@@ -59,8 +67,8 @@ NVML_ERROR_NAMES = {
 COMPUTE_MODES = {0: "Default", 1: "Exclusive_Thread", 2: "Prohibited", 3: "Exclusive_Process"}
 
 
-def _error_record(exc: BaseException) -> dict[str, Any]:
-    code = getattr(exc, "value", None)
+def _error_record(exc: BaseException) -> ErrorRecord:
+    code: object = getattr(exc, "value", None)
     return {
         "code": code,
         "name": NVML_ERROR_NAMES.get(code, type(exc).__name__) if isinstance(code, int) else type(exc).__name__,
@@ -68,11 +76,11 @@ def _error_record(exc: BaseException) -> dict[str, Any]:
     }
 
 
-def _text(value: Any) -> Any:
+def _text(value: NvmlValue) -> NvmlValue:
     return value.decode("utf-8", "replace") if isinstance(value, bytes) else value
 
 
-def query(errors: dict[str, Any], field: str, call: Callable[[], Any]) -> Any:
+def query(errors: dict[str, ErrorRecord], field: str, call: Callable[[], NvmlValue]) -> NvmlValue:
     """Call one NVML function; on failure record why under ``errors[field]`` and return None."""
     try:
         return _text(call())
@@ -88,7 +96,13 @@ _ERROR_CORRUPTED_INFOROM, _ERROR_GPU_IS_LOST, _ERROR_RESET_REQUIRED = 14, 15, 16
 NVLINK_DEVICE_TYPES = {0x00: "gpu", 0x01: "ibmnpu", 0x02: "switch", 0xFF: "unknown"}
 
 
-def _const(pynvml: Any, name: str, fallback: int) -> int:
+def _deferred(pynvml: Nvml, function: str, *args: object) -> Callable[[], NvmlValue]:
+    """``pynvml.<function>(*args)``, looked up only when called: a binding too old to have it fails inside
+    :func:`query`, where that is recorded like any other NVML error."""
+    return lambda: getattr(pynvml, function)(*args)
+
+
+def _const(pynvml: Nvml, name: str, fallback: int) -> int:
     """An NVML constant from the binding, else nvml.h's value.
 
     Only plain ints are taken: nvidia-ml-py defines ``NVML_P2P_CAPS_INDEX_READ = 0,`` (a tuple), which
@@ -98,7 +112,7 @@ def _const(pynvml: Any, name: str, fallback: int) -> int:
     return value if isinstance(value, int) and not isinstance(value, bool) else fallback
 
 
-def _cpu_ids(words: Any) -> list[int]:
+def _cpu_ids(words: Iterable[SupportsInt]) -> list[int]:
     """CPU ids from NVML's affinity mask: an array of 64-bit words, CPU 0 in bit 0 of word 0."""
     return [64 * position + bit for position, word in enumerate(words) for bit in range(64) if (int(word) >> bit) & 1]
 
@@ -106,12 +120,14 @@ def _cpu_ids(words: Any) -> list[int]:
 class _DeviceQuery:
     """``query`` for one GPU that notices a lost GPU (and then stops asking it) or one that needs a reset."""
 
-    def __init__(self, errors: dict[str, Any]) -> None:
+    def __init__(self, errors: dict[str, ErrorRecord]) -> None:
         self.errors = errors
         self.lost = False
         self.reset_required = False
 
-    def __call__(self, field: str, call: Callable[[], Any], errors: dict[str, Any] | None = None) -> Any:
+    def __call__(
+        self, field: str, call: Callable[[], NvmlValue], errors: dict[str, ErrorRecord] | None = None
+    ) -> NvmlValue:
         # A lost GPU answers every call with GPU_IS_LOST, some only after a long wait: once is enough.
         if self.lost:
             return None
@@ -123,16 +139,16 @@ class _DeviceQuery:
             self.reset_required = self.reset_required or code == _ERROR_RESET_REQUIRED
         return value
 
-    def code(self, field: str) -> Any:
+    def code(self, field: str) -> object:
         return (self.errors.get(field) or {}).get("code")
 
 
-def _nvlinks(pynvml: Any, handle: Any, ask: _DeviceQuery) -> list[dict[str, Any]] | None:
+def _nvlinks(pynvml: Nvml, handle: NvmlHandle, ask: _DeviceQuery) -> list[dict[str, object]] | None:
     """Each NVLink of the GPU, up to the first link NVML calls invalid; None when it has none at all."""
-    ports: list[dict[str, Any]] = []
+    ports: list[dict[str, object]] = []
     for link in range(_const(pynvml, "NVML_NVLINK_MAX_LINKS", _NVLINK_MAX_LINKS)):
-        probe_errors: dict[str, Any] = {}
-        state = ask("state", lambda link=link: pynvml.nvmlDeviceGetNvLinkState(handle, link), probe_errors)
+        probe_errors: dict[str, ErrorRecord] = {}
+        state = ask("state", _deferred(pynvml, "nvmlDeviceGetNvLinkState", handle, link), probe_errors)
         code = (probe_errors.get("state") or {}).get("code")
         if code in (_ERROR_INVALID_ARGUMENT, _ERROR_NOT_SUPPORTED, _ERROR_FUNCTION_NOT_FOUND) or ask.lost:
             if link == 0 and "state" in probe_errors:
@@ -140,7 +156,7 @@ def _nvlinks(pynvml: Any, handle: Any, ask: _DeviceQuery) -> list[dict[str, Any]
             break
         if probe_errors:
             ask.errors[f"nvlink{link}_state"] = probe_errors["state"]
-        port: dict[str, Any] = {
+        port: dict[str, object] = {
             "link": link,
             "active": bool(state) if state is not None else None,
             "version": None,
@@ -149,21 +165,21 @@ def _nvlinks(pynvml: Any, handle: Any, ask: _DeviceQuery) -> list[dict[str, Any]
         }
         if state:  # an inactive link has no far end to ask about
             port["version"] = ask(
-                f"nvlink{link}_version", lambda link=link: pynvml.nvmlDeviceGetNvLinkVersion(handle, link)
+                f"nvlink{link}_version", _deferred(pynvml, "nvmlDeviceGetNvLinkVersion", handle, link)
             )
             remote = ask(
-                f"nvlink{link}_remote_pci", lambda link=link: pynvml.nvmlDeviceGetNvLinkRemotePciInfo(handle, link)
+                f"nvlink{link}_remote_pci", _deferred(pynvml, "nvmlDeviceGetNvLinkRemotePciInfo", handle, link)
             )
             port["remote_bus_id"] = _text(remote.busId) if remote is not None else None
             kind = ask(
-                f"nvlink{link}_remote_type", lambda link=link: pynvml.nvmlDeviceGetNvLinkRemoteDeviceType(handle, link)
+                f"nvlink{link}_remote_type", _deferred(pynvml, "nvmlDeviceGetNvLinkRemoteDeviceType", handle, link)
             )
             port["remote_type"] = NVLINK_DEVICE_TYPES.get(kind, kind) if kind is not None else None
         ports.append(port)
     return ports or None
 
 
-def _fabric(pynvml: Any, handle: Any) -> dict[str, int]:
+def _fabric(pynvml: Nvml, handle: NvmlHandle) -> dict[str, int]:
     import ctypes
 
     info = pynvml.c_nvmlGpuFabricInfo_t()
@@ -171,12 +187,14 @@ def _fabric(pynvml: Any, handle: Any) -> dict[str, int]:
     return {"state": int(info.state), "status": int(info.status)}
 
 
-def _health(pynvml: Any, handle: Any, ask: _DeviceQuery, mig_current: Any) -> dict[str, Any]:
-    c = lambda name, fallback: _const(pynvml, name, fallback)  # noqa: E731 - a short alias reads better here
-    health: dict[str, Any] = {}
+def _health(pynvml: Nvml, handle: NvmlHandle, ask: _DeviceQuery, mig_current: object) -> dict[str, object]:
+    def c(name: str, fallback: int) -> int:
+        return _const(pynvml, name, fallback)
+
+    health: dict[str, object] = {}
     ecc = ask("ecc_mode", lambda: pynvml.nvmlDeviceGetEccMode(handle))
     health["ecc_mode"] = {"current": ecc[0], "pending": ecc[1]} if ecc is not None else None
-    counters = {}
+    counters: dict[str, object] = {}
     # GPUs without ECC answer NOT_SUPPORTED to every counter too: four calls saved.
     if ask.code("ecc_mode") != _ERROR_NOT_SUPPORTED:
         for key, error_type, counter_type in (
@@ -186,7 +204,7 @@ def _health(pynvml: Any, handle: Any, ask: _DeviceQuery, mig_current: Any) -> di
             ("aggregate_uncorrected", c("NVML_MEMORY_ERROR_TYPE_UNCORRECTED", 1), c("NVML_AGGREGATE_ECC", 1)),
         ):
             counters[key] = ask(
-                f"ecc_{key}", lambda e=error_type, t=counter_type: pynvml.nvmlDeviceGetTotalEccErrors(handle, e, t)
+                f"ecc_{key}", _deferred(pynvml, "nvmlDeviceGetTotalEccErrors", handle, error_type, counter_type)
             )
     health["ecc_errors"] = counters or None
     sbe = ask(
@@ -252,19 +270,19 @@ def _health(pynvml: Any, handle: Any, ask: _DeviceQuery, mig_current: Any) -> di
     if mig_current == 1:
         most = ask("mig_device_count", lambda: pynvml.nvmlDeviceGetMaxMigDeviceCount(handle))
         # indices without a MIG device answer NOT_FOUND: that is the count, not an error
-        found = sum(
-            1
+        found = [
+            i
             for i in range(most or 0)
-            if ask("mig_device", lambda i=i: pynvml.nvmlDeviceGetMigDeviceHandleByIndex(handle, i), {}) is not None
-        )
-        health["mig_instances"] = found if most is not None else None
+            if ask("mig_device", _deferred(pynvml, "nvmlDeviceGetMigDeviceHandleByIndex", handle, i), {}) is not None
+        ]
+        health["mig_instances"] = len(found) if most is not None else None
     health["fabric"] = ask("fabric", lambda: _fabric(pynvml, handle))
     return health
 
 
-def _device_record(pynvml: Any, index: int) -> tuple[dict[str, Any], Any]:
-    errors: dict[str, Any] = {}
-    record: dict[str, Any] = {"index": index, "errors": errors}
+def _device_record(pynvml: Nvml, index: int) -> tuple[dict[str, object], NvmlHandle]:
+    errors: dict[str, ErrorRecord] = {}
+    record: dict[str, object] = {"index": index, "errors": errors}
     ask = _DeviceQuery(errors)
     handle = ask("handle", lambda: pynvml.nvmlDeviceGetHandleByIndex(index))
     if handle is None:
@@ -305,17 +323,17 @@ def _device_record(pynvml: Any, index: int) -> tuple[dict[str, Any], Any]:
     return record, (None if ask.lost else handle)
 
 
-def _pairs(pynvml: Any, handles: list[Any]) -> list[dict[str, Any]]:
+def _pairs(pynvml: Nvml, handles: list[NvmlHandle]) -> list[dict[str, object]]:
     """How each pair of GPUs reaches the other: their nearest common PCIe ancestor and P2P status."""
     read = _const(pynvml, "NVML_P2P_CAPS_INDEX_READ", 0)
     nvlink = _const(pynvml, "NVML_P2P_CAPS_INDEX_NVLINK", 2)
-    pairs = []
+    pairs: list[dict[str, object]] = []
     for a, first in enumerate(handles):
         for b in range(a + 1, len(handles)):
             second = handles[b]
             if first is None or second is None:
                 continue
-            errors: dict[str, Any] = {}
+            errors: dict[str, ErrorRecord] = {}
             pairs.append(
                 {
                     "a": a,
@@ -324,14 +342,14 @@ def _pairs(pynvml: Any, handles: list[Any]) -> list[dict[str, Any]]:
                     "common_ancestor": query(
                         errors,
                         "common_ancestor",
-                        lambda: pynvml.nvmlDeviceGetTopologyCommonAncestor(first, second),  # noqa: B023 - called at once, inside the loop
+                        _deferred(pynvml, "nvmlDeviceGetTopologyCommonAncestor", first, second),
                     ),
                     "p2p": {
-                        "read": query(errors, "p2p_read", lambda: pynvml.nvmlDeviceGetP2PStatus(first, second, read)),  # noqa: B023 - called at once, inside the loop
+                        "read": query(
+                            errors, "p2p_read", _deferred(pynvml, "nvmlDeviceGetP2PStatus", first, second, read)
+                        ),
                         "nvlink": query(
-                            errors,
-                            "p2p_nvlink",
-                            lambda: pynvml.nvmlDeviceGetP2PStatus(first, second, nvlink),  # noqa: B023 - called at once, inside the loop
+                            errors, "p2p_nvlink", _deferred(pynvml, "nvmlDeviceGetP2PStatus", first, second, nvlink)
                         ),
                     },
                 }
@@ -339,8 +357,8 @@ def _pairs(pynvml: Any, handles: list[Any]) -> list[dict[str, Any]]:
     return pairs
 
 
-def probe() -> dict[str, Any]:
-    record: dict[str, Any] = {"schema": 1}
+def probe() -> dict[str, object]:
+    record: dict[str, object] = {"schema": 1}
     try:
         import pynvml
     except Exception as exc:  # noqa: BLE001 - a broken binding is what we report
@@ -358,7 +376,7 @@ def probe() -> dict[str, Any]:
         record["init"] = {"ok": False, "error": _error_record(exc)}
         return record
     record["init"] = {"ok": True, "error": None}
-    errors: dict[str, Any] = {}
+    errors: dict[str, ErrorRecord] = {}
     record["errors"] = errors
     try:
         record["driver_version"] = query(errors, "driver_version", pynvml.nvmlSystemGetDriverVersion)

@@ -23,16 +23,16 @@ import time
 from collections.abc import Mapping
 from typing import Any, Callable
 
-from gpudoctor.evidence.framework_probes import CAPTURE_FILE_ENV, _captured_section, probe_env
+from gpudoctor.evidence.framework_probes import _captured_section, probe_env
 from gpudoctor.evidence.model import EvidenceItem
 from gpudoctor.evidence.run_command import MAX_OUTPUT_CHARS, decode_output, find_program, kill_group, start_in_own_group
-from gpudoctor.facts.smoke_model import PROGRESS_PREFIX, SMOKE_FILE
 
-SMOKE_FRAMEWORKS = ("torch", "tensorflow")
-DEFAULT_BUDGET_S = {"quick": 25.0, "full": 180.0}
-# Beyond the budget the probe itself keeps: interpreter start-up, printing the JSON, a CUDA call that
-# takes its time to return.  Past budget + grace the probe is hung and gets killed.
-TIMEOUT_GRACE_S = 20.0
+# The smoke protocol's constants have their one home in gpudoctor.probes.protocol; the frameworks and
+# the timeout grace keep their names here for the callers that read them from this module.
+from gpudoctor.probes.protocol import CAPTURE_FILE_ENV, PROGRESS_PREFIX, SMOKE_FILE, smoke_budget_s, smoke_script_name
+from gpudoctor.probes.protocol import SMOKE_FRAMEWORKS as SMOKE_FRAMEWORKS
+from gpudoctor.probes.protocol import TIMEOUT_GRACE_S as TIMEOUT_GRACE_S
+
 # After SIGINT, how long the probe gets to print the JSON of what finished before it is killed.
 INTERRUPT_GRACE_S = 5.0
 _POLL_S = 0.1
@@ -43,13 +43,13 @@ ProgressCallback = Callable[[dict[str, Any]], None]
 
 
 def smoke_probe_path(framework: str) -> str:
-    return os.path.join(_PROBES_DIR, f"smoke_{framework}.py")
+    return os.path.join(_PROBES_DIR, smoke_script_name(framework))
 
 
 def smoke_argv(
     python: str, framework: str = "torch", mode: str = "quick", budget: float | None = None, devices: str = "all"
 ) -> list[str]:
-    budget = DEFAULT_BUDGET_S.get(mode, DEFAULT_BUDGET_S["quick"]) if budget is None else budget
+    budget = smoke_budget_s(mode) if budget is None else budget
     return [python, smoke_probe_path(framework), "--mode", mode, "--budget", f"{budget:g}", "--devices", devices]
 
 
@@ -67,7 +67,7 @@ def parse_progress_line(line: str) -> dict[str, Any] | None:
 class _Watched:
     """The probe's two pipes, each drained by its own thread: stdout kept whole, stderr split into events and log."""
 
-    def __init__(self, proc: subprocess.Popen) -> None:
+    def __init__(self, proc: subprocess.Popen[bytes]) -> None:
         self.proc = proc
         self.events: queue.Queue[dict[str, Any]] = queue.Queue()
         self.stdout: list[bytes] = []
@@ -81,15 +81,21 @@ class _Watched:
             thread.start()
 
     def _read_stdout(self) -> None:
+        stream = self.proc.stdout
+        if stream is None:
+            return
         try:
-            for chunk in iter(lambda: self.proc.stdout.read(65536), b""):
+            for chunk in iter(lambda: stream.read(65536), b""):
                 self.stdout.append(chunk)
         except (OSError, ValueError):
             pass
 
     def _read_stderr(self) -> None:
+        stream = self.proc.stderr
+        if stream is None:
+            return
         try:
-            for raw in iter(self.proc.stderr.readline, b""):
+            for raw in iter(stream.readline, b""):
                 line = raw.decode("utf-8", errors="replace").rstrip("\r\n")
                 event = parse_progress_line(line)
                 if event is not None:
@@ -125,7 +131,7 @@ def run_smoke(
     in this thread, in order, for each progress line.  Ctrl-C here is forwarded to the probe as SIGINT;
     the item then holds what it printed and ``error`` says it was interrupted (nothing is re-raised).
     """
-    budget = DEFAULT_BUDGET_S.get(mode, DEFAULT_BUDGET_S["quick"]) if budget is None else budget
+    budget = smoke_budget_s(mode) if budget is None else budget
     timeout = budget + TIMEOUT_GRACE_S if timeout is None else timeout
     argv = smoke_argv(python, framework, mode, budget, devices)
     item = EvidenceItem(name=SMOKE_FILE, kind="json", argv=argv)
@@ -161,7 +167,7 @@ def run_smoke(
 
 
 def _watch(
-    proc: subprocess.Popen, item: EvidenceItem, hard_deadline: float, on_progress: ProgressCallback | None
+    proc: subprocess.Popen[bytes], item: EvidenceItem, hard_deadline: float, on_progress: ProgressCallback | None
 ) -> tuple[bool, bool]:
     """Pump events until the probe ends; (interrupted, timed out).  Fills ``item.text`` and ``item.stderr``."""
     watched = _Watched(proc)
@@ -223,7 +229,7 @@ def _deliver(watched: _Watched, on_progress: ProgressCallback | None) -> None:
             return
 
 
-def _interrupt(proc: subprocess.Popen) -> None:
+def _interrupt(proc: subprocess.Popen[bytes]) -> None:
     """SIGINT to the probe alone: it stops its own rank processes and prints what finished."""
     try:
         os.kill(proc.pid, signal.SIGINT)

@@ -16,7 +16,6 @@ import os
 import tarfile
 import tempfile
 import time
-from typing import Any
 
 from gpudoctor import __version__
 from gpudoctor.errors import UsageError
@@ -44,12 +43,12 @@ def _file_text(item: EvidenceItem) -> str | None:
     return item.text
 
 
-def _manifest(evidence: Evidence, redacted: bool) -> dict[str, Any]:
+def _manifest(evidence: Evidence, redacted: bool) -> dict[str, object]:
     sources = {}
     for name, item in evidence.items.items():
         entry = item.manifest_entry()
-        if redacted and entry["stderr"]:
-            entry["stderr"] = redact(entry["stderr"])
+        if redacted and item.stderr:
+            entry["stderr"] = redact(item.stderr)
         sources[name] = entry
     return {
         "schema": MANIFEST_SCHEMA,
@@ -61,7 +60,7 @@ def _manifest(evidence: Evidence, redacted: bool) -> dict[str, Any]:
 
 
 def _members(evidence: Evidence, redacted: bool) -> dict[str, str]:
-    files = {}
+    files: dict[str, str] = {}
     for name, item in evidence.items.items():
         text = _file_text(item)
         if text is None:
@@ -146,7 +145,7 @@ def _decode(data: bytes) -> str:
 
 
 def _read_directory(path: str) -> dict[str, str]:
-    files = {}
+    files: dict[str, str] = {}
     try:
         names = os.listdir(path)
     except OSError as exc:
@@ -165,7 +164,7 @@ def _read_directory(path: str) -> dict[str, str]:
 
 
 def _read_archive(path: str) -> dict[str, str]:
-    files = {}
+    files: dict[str, str] = {}
     try:
         with tarfile.open(path, "r:*") as archive:
             for member in archive:
@@ -205,30 +204,39 @@ def _read_single_file(path: str) -> dict[str, str]:
     return {name: text}
 
 
+def _manifest_entries(files: dict[str, str]) -> dict[str, object]:
+    """The manifest's ``sources`` (each entry still to be checked), empty without a manifest."""
+    if MANIFEST_NAME not in files:
+        return {}
+    try:
+        manifest: object = json.loads(files[MANIFEST_NAME])
+    except ValueError:
+        raise SnapshotError("manifest.json in the snapshot is not valid JSON") from None
+    entries = manifest.get("sources", {}) if isinstance(manifest, dict) else None
+    if not isinstance(entries, dict):
+        raise SnapshotError("manifest.json in the snapshot does not have the expected shape")
+    return entries
+
+
 def _evidence_from_files(files: dict[str, str]) -> Evidence:
-    manifest: dict[str, Any] = {}
-    if MANIFEST_NAME in files:
-        try:
-            manifest = json.loads(files[MANIFEST_NAME])
-        except ValueError:
-            raise SnapshotError("manifest.json in the snapshot is not valid JSON") from None
-        if not isinstance(manifest, dict) or not isinstance(manifest.get("sources", {}), dict):
-            raise SnapshotError("manifest.json in the snapshot does not have the expected shape")
-    entries = manifest.get("sources", {}) if manifest else {}
+    entries = _manifest_entries(files)
     evidence = Evidence()
     for name in SOURCE_NAMES:
-        entry = entries.get(name) if isinstance(entries.get(name), dict) else None
-        if name not in files and entry is None:
+        entry = entries.get(name)
+        if name not in files and not isinstance(entry, dict):
             continue
         source = source_by_name(name)
         item = EvidenceItem(name=name, kind=source.kind if source else "file", text=files.get(name))
-        if entry:
-            item.argv = entry.get("argv") if isinstance(entry.get("argv"), list) else None
-            item.exit_code = entry.get("exit_code") if isinstance(entry.get("exit_code"), int) else None
-            item.stderr = entry.get("stderr") if isinstance(entry.get("stderr"), str) else ""
-            item.duration_s = entry.get("duration_s") if isinstance(entry.get("duration_s"), (int, float)) else None
+        if isinstance(entry, dict) and entry:
+            argv, exit_code, stderr = entry.get("argv"), entry.get("exit_code"), entry.get("stderr")
+            duration, error = entry.get("duration_s"), entry.get("error")
+            # A hand-edited manifest may hold anything: only values of the right type are taken.
+            item.argv = [str(word) for word in argv] if isinstance(argv, list) else None
+            item.exit_code = exit_code if isinstance(exit_code, int) else None
+            item.stderr = stderr if isinstance(stderr, str) else ""
+            item.duration_s = duration if isinstance(duration, (int, float)) else None
             item.timed_out = bool(entry.get("timed_out"))
-            item.error = entry.get("error") if isinstance(entry.get("error"), str) else None
+            item.error = error if isinstance(error, str) else None
             # The file holds stderr when stdout was empty; don't count the same text twice.
             if item.text is not None and item.text == item.stderr:
                 item.stderr = ""

@@ -1,7 +1,9 @@
 """Tell which evidence source a lone pasted file is, from its content.
 
 A maintainer often gets one output pasted into an issue, saved under any name.
-The markers are the outputs' own fixed strings.
+The markers are the outputs' own fixed strings.  The recognisers of a collect_env
+report and of a TensorFlow log live here, in the evidence layer, so that sniffing
+needs no parser; the facts parsers of those texts use these same markers.
 """
 
 from __future__ import annotations
@@ -45,13 +47,39 @@ _MARKERS: tuple[tuple[str, re.Pattern[str]], ...] = (
 )
 
 
+# A collect_env report (classic, or vLLM's sectioned one): its own key lines.
+COLLECT_ENV_KEY = re.compile(r"^\s*CUDA used to build PyTorch\s*:", re.MULTILINE)
+COLLECT_ENV_BANNER = "Collecting environment information"
+COLLECT_ENV_TORCH_VERSION = re.compile(r"^\s*PyTorch version\s*:", re.MULTILINE)
+# A TensorFlow log: strings no other source writes (a user's own prints about the GPU don't count).
+TENSORFLOW_LOG_MARKER = re.compile(
+    r"Could not load dynamic library '|Could not dlopen library '|Cannot dlopen some GPU libraries"
+    r"|Loaded runtime CuDNN library|tensorflow/(?:core|stream_executor|compiler|tsl|python)/\S+\.(?:cc|py):\d+"
+    r"|gpu_device\.cc:\d+\]|dso_loader\.cc:\d+\]|cudart_stub\.cc:\d+\]|^(?:WARNING|INFO|ERROR):tensorflow:"
+    r"|This TensorFlow binary is optimized|Created device /job:localhost",
+    re.MULTILINE,
+)
+_HEAD = 200_000
+
+
+def is_collect_env(text: str) -> bool:
+    """Whether a lone pasted text is a ``python -m torch.utils.collect_env`` report (classic or sectioned)."""
+    head = text[:_HEAD]
+    if COLLECT_ENV_KEY.search(head):
+        return True
+    return COLLECT_ENV_BANNER in head and COLLECT_ENV_TORCH_VERSION.search(head) is not None
+
+
+def is_tensorflow_log(text: str) -> bool:
+    """Whether a lone pasted text is a TensorFlow log (its own fixed strings, not a user's prints)."""
+    return TENSORFLOW_LOG_MARKER.search(text[:_HEAD]) is not None
+
+
 def guess_source_name(text: str) -> str | None:
-    head = text[:200_000]
+    """The snapshot file name of the source ``text`` came from, or None when nothing in it says."""
+    head = text[:_HEAD]
     # First: a collect_env report quotes other tools' words (nvidia-smi's GPU names, a topology table),
     # and a TensorFlow log is recognised by its own log format and fixed messages.
-    from gpudoctor.facts.collect_env import is_collect_env
-    from gpudoctor.facts.tensorflow_log import is_tensorflow_log
-
     if is_collect_env(head):
         return "torch-collect-env.txt"
     if is_tensorflow_log(head):

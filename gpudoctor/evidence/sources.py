@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import sys
 from dataclasses import dataclass
-from typing import Any, Callable
+from typing import Callable
 
 from gpudoctor.evidence import system_scan
 
@@ -21,7 +21,9 @@ class Source:
     description: str
     argv: tuple[str, ...] = ()
     path: str = ""
-    scan: Callable[[], Any] | None = None
+    # Read when ``path`` does not exist (os-release(5): /etc/os-release, else /usr/lib/os-release).
+    fallback_path: str = ""
+    scan: Callable[[], object] | None = None  # returns JSON-able data
     # Only worth running with a loaded kernel module: without one these can only
     # repeat the error the plain nvidia-smi already records.
     needs_driver: bool = False
@@ -111,7 +113,7 @@ SOURCES: tuple[Source, ...] = (
     Source("nvcc-version.txt", "command", "the nvcc first on PATH", argv=("nvcc", "--version")),
     Source("ldconfig-p.txt", "command", "the dynamic loader cache", argv=("ldconfig", "-p")),
     Source("lspci.txt", "command", "PCI devices with IDs and bound kernel drivers", argv=("lspci", "-D", "-nn", "-k")),
-    Source("os-release", "file", "the distribution", path="/etc/os-release"),
+    Source("os-release", "file", "the distribution", path="/etc/os-release", fallback_path="/usr/lib/os-release"),
     Source("uname.txt", "command", "kernel release and machine (no host name)", argv=("uname", "-srvm")),
     Source("dmesg-nvidia.txt", "command", "kernel log lines from the NVIDIA driver (NVRM, Xid)", argv=("dmesg",)),
     Source("nvml.json", "json", "what NVML answered (run in a subprocess)", argv=_nvml_argv()),

@@ -13,7 +13,7 @@ import os
 import re
 import stat
 import sys
-from typing import Any
+from collections.abc import Mapping
 
 NVIDIA_PCI_VENDOR = "0x10de"
 
@@ -93,10 +93,10 @@ def _join(root: str, path: str) -> str:
     return os.path.join(root, path.lstrip("/")) if root not in ("", "/") else path
 
 
-def scan_pci(root: str = "/") -> dict[str, Any]:
+def scan_pci(root: str = "/") -> dict[str, object]:
     """NVIDIA functions on the PCI bus, from sysfs: works with no driver loaded."""
     base = _join(root, "/sys/bus/pci/devices")
-    devices = []
+    devices: list[dict[str, object]] = []
     try:
         addresses = sorted(os.listdir(base))
     except OSError as exc:
@@ -106,7 +106,7 @@ def scan_pci(root: str = "/") -> dict[str, Any]:
         vendor = (_read(os.path.join(path, "vendor")) or "").strip()
         if vendor != NVIDIA_PCI_VENDOR:
             continue
-        record: dict[str, Any] = {"address": address, "vendor": vendor}
+        record: dict[str, object] = {"address": address, "vendor": vendor}
         for attribute in (
             "device",
             "class",
@@ -131,7 +131,7 @@ def scan_pci(root: str = "/") -> dict[str, Any]:
     return {"readable": True, "scanned": len(addresses), "devices": devices, "dmi": dmi}
 
 
-def scan_cpu_topology(root: str = "/") -> dict[str, Any]:
+def scan_cpu_topology(root: str = "/") -> dict[str, object]:
     """The CPUs this process may run on, and each NUMA node's CPUs.
 
     A GPU fed from the far socket's CPUs loses host-to-device bandwidth; comparing the process's
@@ -141,7 +141,7 @@ def scan_cpu_topology(root: str = "/") -> dict[str, Any]:
         allowed = sorted(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else None
     except OSError:
         allowed = None
-    nodes = {}
+    nodes: dict[str, str] = {}
     for path in sorted(glob.glob(_join(root, "/sys/devices/system/node/node[0-9]*"))):
         cpus = _read(os.path.join(path, "cpulist"))
         if cpus is not None:
@@ -155,9 +155,9 @@ def scan_cpu_topology(root: str = "/") -> dict[str, Any]:
     return {"process_cpus": allowed, "cpu_count": os.cpu_count(), "numa_nodes": nodes, "cgroup_cpuset": cgroup}
 
 
-def scan_device_nodes(root: str = "/") -> dict[str, Any]:
+def scan_device_nodes(root: str = "/") -> dict[str, object]:
     """``/dev/nvidia*`` nodes: type, mode and whether this user may open them."""
-    nodes: dict[str, Any] = {}
+    nodes: dict[str, object] = {}
     patterns = ("/dev/nvidia*", "/dev/nvidia-caps/*", "/dev/dxg")
     for pattern in patterns:
         for path in sorted(glob.glob(_join(root, pattern))):
@@ -180,9 +180,9 @@ def scan_device_nodes(root: str = "/") -> dict[str, Any]:
     return {"nodes": nodes, "uid": os.getuid(), "groups": sorted(os.getgroups())}
 
 
-def _toolkit_record(path: str) -> dict[str, Any]:
+def _toolkit_record(path: str) -> dict[str, object]:
     real = os.path.realpath(path)
-    record: dict[str, Any] = {
+    record: dict[str, object] = {
         "path": path,
         "realpath": real,
         "version.json": _read(os.path.join(real, "version.json")),
@@ -200,9 +200,9 @@ def _toolkit_record(path: str) -> dict[str, Any]:
     return record
 
 
-def scan_cuda_toolkits(root: str = "/", environ: dict[str, str] | None = None) -> dict[str, Any]:
+def scan_cuda_toolkits(root: str = "/", environ: Mapping[str, str] | None = None) -> dict[str, object]:
     """Every CUDA toolkit directory we can find, with its version files as they are."""
-    environ = os.environ if environ is None else environ
+    env = os.environ if environ is None else environ
     candidates: list[str] = []
     for pattern in (
         "/usr/local/cuda",
@@ -214,12 +214,12 @@ def scan_cuda_toolkits(root: str = "/", environ: dict[str, str] | None = None) -
     ):
         candidates.extend(sorted(glob.glob(_join(root, pattern))))
     for variable in ("CUDA_HOME", "CUDA_PATH", "CUDA_ROOT"):
-        value = environ.get(variable)
+        value = env.get(variable)
         if value:
             candidates.append(value)
     seen: set[str] = set()
-    toolkits = []
-    links = {}
+    toolkits: list[dict[str, object]] = []
+    links: dict[str, str] = {}
     for path in candidates:
         if not os.path.isdir(path):
             continue
@@ -251,26 +251,26 @@ _CUDNN_LIB_GLOBS = tuple(f"{d}/libcudnn*.so*" for d in _LIB_DIRS) + (
 _DEFINE_LINE = re.compile(r"^\s*#\s*define\s+CUDNN_(MAJOR|MINOR|PATCHLEVEL)\b.*$", re.MULTILINE)
 
 
-def scan_cudnn(root: str = "/") -> dict[str, Any]:
+def scan_cudnn(root: str = "/") -> dict[str, object]:
     """cuDNN headers (only their version lines) and library files in the usual places."""
-    headers = {}
+    headers: dict[str, str] = {}
     for pattern in _CUDNN_HEADER_GLOBS:
         for path in sorted(glob.glob(_join(root, pattern))):
             text = _read(path, limit=400_000)
             if text is not None:
                 headers[path] = "\n".join(m.group(0) for m in _DEFINE_LINE.finditer(text))
-    libraries = set()
+    libraries: set[str] = set()
     for pattern in _CUDNN_LIB_GLOBS:
         libraries.update(glob.glob(_join(root, pattern)))
     return {"headers": headers, "libraries": sorted(libraries)}
 
 
-def scan_driver_libraries(root: str = "/", environ: dict[str, str] | None = None) -> dict[str, Any]:
+def scan_driver_libraries(root: str = "/", environ: Mapping[str, str] | None = None) -> dict[str, list[dict[str, str]]]:
     """Where libnvidia-ml and libcuda live and which versioned file each name resolves to."""
-    environ = os.environ if environ is None else environ
-    dirs = list(_LIB_DIRS) + [d for d in environ.get("LD_LIBRARY_PATH", "").split(":") if d]
+    env = os.environ if environ is None else environ
+    dirs = list(_LIB_DIRS) + [d for d in env.get("LD_LIBRARY_PATH", "").split(":") if d]
     found: dict[str, list[dict[str, str]]] = {"libnvidia-ml": [], "libcuda": []}
-    seen = set()
+    seen: set[str] = set()
     for directory in dirs:
         for stem in found:
             for path in sorted(glob.glob(os.path.join(_join(root, directory), f"{stem}.so*"))):
@@ -281,17 +281,17 @@ def scan_driver_libraries(root: str = "/", environ: dict[str, str] | None = None
     return found
 
 
-def scan_environment(environ: dict[str, str] | None = None) -> dict[str, Any]:
+def scan_environment(environ: Mapping[str, str] | None = None) -> dict[str, object]:
     """GPU-related environment variables from the allow-list; presence only for the sensitive ones."""
-    environ = os.environ if environ is None else environ
-    values = {name: environ[name] for name in ENV_ALLOW if name in environ}
-    present = sorted(name for name in ENV_PRESENCE_ONLY if name in environ)
+    env = os.environ if environ is None else environ
+    values = {name: env[name] for name in ENV_ALLOW if name in env}
+    present = sorted(name for name in ENV_PRESENCE_ONLY if name in env)
     # Whether each loader-path entry exists can only be seen here, on the machine itself.
-    missing = [d for d in environ.get("LD_LIBRARY_PATH", "").split(":") if d and not os.path.isdir(d)]
+    missing = [d for d in env.get("LD_LIBRARY_PATH", "").split(":") if d and not os.path.isdir(d)]
     return {"variables": values, "present": present, "missing_library_dirs": missing}
 
 
-def scan_container(root: str = "/") -> dict[str, Any]:
+def scan_container(root: str = "/") -> dict[str, object]:
     """Markers that say we run inside a container or WSL."""
     cgroup = _read(_join(root, "/proc/1/cgroup"), limit=4000)
     wsl_dir = _join(root, "/usr/lib/wsl/lib")
@@ -308,7 +308,7 @@ def scan_container(root: str = "/") -> dict[str, Any]:
     }
 
 
-def scan_python_packages() -> dict[str, Any]:
+def scan_python_packages() -> dict[str, object]:
     """The NVML bindings of the Python running gpudoctor, and which file ``import pynvml`` would load.
 
     Found without importing pynvml: importing a broken legacy copy is the very
@@ -318,7 +318,7 @@ def scan_python_packages() -> dict[str, Any]:
 
     from gpudoctor.distributions import find_distribution
 
-    distributions: dict[str, Any] = {}
+    distributions: dict[str, object] = {}
     for name in ("nvidia-ml-py", "pynvml", "nvidia-ml-py3"):
         dist = find_distribution(name)
         if dist is None:

@@ -79,7 +79,7 @@ def resolve_target_python(
     """
     if requested:
         return TargetPython(_from_request(requested, environ), HOW_OPTION)
-    notes = []
+    notes: list[str] = []
     for variable, how in (("VIRTUAL_ENV", HOW_VIRTUAL_ENV), ("CONDA_PREFIX", HOW_CONDA)):
         prefix = environ.get(variable)
         if not prefix:

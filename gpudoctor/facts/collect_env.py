@@ -16,8 +16,9 @@ the torch probe gives, claiming nothing the report does not show.
 from __future__ import annotations
 
 import re
-from typing import Any
 
+from gpudoctor.evidence import sniff
+from gpudoctor.evidence.keys import EvidenceKey
 from gpudoctor.facts.framework_model import (
     CollectEnvReport,
     InstallOrigin,
@@ -25,9 +26,21 @@ from gpudoctor.facts.framework_model import (
     PythonTarget,
     TorchFacts,
 )
+from gpudoctor.facts.sources_state import Missing, Why
 
 # collect_env writes these for "unknown" (None → "Could not collect"; no CUDA at all → "No CUDA").
 _UNKNOWN = {"", "could not collect", "n/a", "none", "no cuda", "unknown"}
+# What each of those words says about the value.  collect_env prints "Could not collect" for any value it got
+# None for (a command that failed, or nothing to find: the report cannot tell which), "N/A" where the question
+# does not arise (HIP fields of a CUDA build, libc off Linux), "No CUDA" for the CUDA fields when neither torch nor
+# nvidia-smi found a GPU, and "None" for the build's CUDA of a CPU-only wheel.
+_MISSING_WHY = {
+    "could not collect": Why.FAILED,
+    "unknown": Why.FAILED,
+    "n/a": Why.NOT_APPLICABLE,
+    "none": Why.ABSENT,
+    "no cuda": Why.ABSENT,
+}
 _TRUE = {"true", "yes"}
 _FALSE = {"false", "no"}
 
@@ -119,7 +132,7 @@ def _capability_from_sm(digits: str) -> str | None:
     return f"{int(digits[:-1])}.{digits[-1]}"
 
 
-def parse_unsupported_gpu_warning(text: Any) -> tuple[str | None, str | None, list[str], bool]:
+def parse_unsupported_gpu_warning(text: object) -> tuple[str | None, str | None, list[str], bool]:
     """(GPU name, its capability "12.0", the architectures torch says it supports, whether it listed them).
 
     Read from torch's own warnings, wherever they sit in ``text``; all unknown when there is none.
@@ -140,17 +153,10 @@ def parse_unsupported_gpu_warning(text: Any) -> tuple[str | None, str | None, li
     return None, None, [], False
 
 
-def is_collect_env(text: Any) -> bool:
+def is_collect_env(text: object) -> bool:
     """Whether a lone pasted text is a collect_env report (classic or sectioned)."""
-    if not isinstance(text, str):
-        return False
-    head = text[:200_000]
-    if re.search(r"^\s*CUDA used to build PyTorch\s*:", head, re.MULTILINE):
-        return True
-    return (
-        "Collecting environment information" in head
-        and re.search(r"^\s*PyTorch version\s*:", head, re.MULTILINE) is not None
-    )
+    # One recogniser: the evidence layer's, which decides what a lone pasted file is.
+    return isinstance(text, str) and sniff.is_collect_env(text)
 
 
 def _known_key(line: str) -> tuple[str, str | None] | None:
@@ -206,6 +212,14 @@ def _set(report: CollectEnvReport, attribute: str, raw: str | None) -> None:
     setattr(report, attribute, value)
 
 
+def _note_missing(report: CollectEnvReport, attribute: str, raw: str | None) -> None:
+    """Record why a field the report has a line for holds no value ("Could not collect", "N/A", ...)."""
+    word = (raw or "").strip()
+    why = _MISSING_WHY.get(word.lower())
+    if why is not None:
+        report.missing[attribute] = Missing(why, EvidenceKey.TORCH_COLLECT_ENV, word)
+
+
 def _machine(report: CollectEnvReport) -> str | None:
     # platform.platform(): "Linux-6.11.0-21-generic-x86_64-with-glibc2.40", "macOS-14.4-arm64-arm-64bit".
     for token in re.split(r"[-\s()]+", report.python_platform or ""):
@@ -217,7 +231,7 @@ def _machine(report: CollectEnvReport) -> str | None:
     return report.machine  # the Windows build tag read from the Python version line, if any
 
 
-def parse_collect_env(text: Any) -> CollectEnvReport:
+def parse_collect_env(text: object) -> CollectEnvReport:
     """Parse a collect_env report; an empty :class:`CollectEnvReport` when ``text`` holds none."""
     report = CollectEnvReport()
     if not isinstance(text, str):
@@ -268,6 +282,7 @@ def parse_collect_env(text: Any) -> CollectEnvReport:
             continue  # the first report in a paste wins
         seen.add(attribute)
         _set(report, attribute, raw)
+        _note_missing(report, attribute, raw)
         if attribute in ("gpu_names", "cudnn") and (not _value(raw) or attribute == "cudnn"):
             continuation = attribute
     if seen:
@@ -324,7 +339,7 @@ def _origin(report: CollectEnvReport) -> InstallOrigin:
     return origin
 
 
-def torch_facts_from_collect_env(report: Any) -> TorchFacts:
+def torch_facts_from_collect_env(report: object) -> TorchFacts:
     """The :class:`TorchFacts` a report shows.
 
     The report's GPU list is nvidia-smi's, not torch's, so it does not become torch devices.

@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+
+from gpudoctor.facts.json_values import json_list
 
 
 @dataclass
@@ -17,13 +18,15 @@ class ContainerFacts:
 
 
 def parse_container(
-    data: Any, proc_version: str | None, env_present: tuple[str, ...] = (), env_vars: dict[str, str] | None = None
+    data: object, proc_version: str | None, env_present: tuple[str, ...] = (), env_vars: dict[str, str] | None = None
 ) -> ContainerFacts:
+    """``container.json`` with ``/proc/version`` and the environment: the container runtime and WSL, if any."""
     facts = ContainerFacts()
     env_vars = env_vars or {}
     if isinstance(data, dict):
         facts.collected = True
-        cgroup = data.get("cgroup") if isinstance(data.get("cgroup"), str) else ""
+        raw_cgroup = data.get("cgroup")
+        cgroup = raw_cgroup if isinstance(raw_cgroup, str) else ""
         if data.get("containerenv") is True or env_vars.get("container") == "podman":
             facts.runtime = "podman"
         elif data.get("dockerenv") is True or "docker" in cgroup:
@@ -37,8 +40,7 @@ def parse_container(
         if "KUBERNETES_SERVICE_HOST" in env_present or data.get("kubernetes_serviceaccount") is True:
             facts.runtime = "kubernetes"
         facts.in_container = facts.runtime is not None
-        files = data.get("wsl_lib_files")
-        facts.wsl_libcuda = isinstance(files, list) and "libcuda.so.1" in files
+        facts.wsl_libcuda = "libcuda.so.1" in json_list(data.get("wsl_lib_files"))
     text = (proc_version or "").lower()
     if "microsoft" in text:
         facts.wsl = True

@@ -11,7 +11,8 @@ import json
 import os
 import re
 from dataclasses import dataclass
-from typing import Any
+
+from gpudoctor.facts.json_values import json_dict
 
 # "CUDA Version 10.2.89" (version.txt, CUDA <= 11.0).
 _VERSION_TXT = re.compile(r"CUDA Version\s+(\d+\.\d+(?:\.\d+)*)", re.ASCII)
@@ -41,7 +42,7 @@ class CudaToolkit:
         return int(head) if head.isascii() and head.isdigit() and len(head) < 6 else None
 
 
-def _from_version_json(text: Any) -> str | None:
+def _from_version_json(text: object) -> str | None:
     if not isinstance(text, str) or not text.strip():
         return None
     try:
@@ -50,27 +51,27 @@ def _from_version_json(text: Any) -> str | None:
         return None
     if not isinstance(data, dict):
         return None
-    cuda = data.get("cuda")
-    if isinstance(cuda, dict) and isinstance(cuda.get("version"), str) and _MAJOR_MINOR.match(cuda["version"]):
-        return cuda["version"].strip()
+    version = json_dict(data.get("cuda")).get("version")
+    if isinstance(version, str) and _MAJOR_MINOR.match(version):
+        return version.strip()
     # Some trimmed installs drop the "cuda" entry; the runtime's major.minor is
     # still the toolkit's (cuda_cudart 12.2.140 ships with 12.2).
-    cudart = data.get("cuda_cudart")
-    if isinstance(cudart, dict) and isinstance(cudart.get("version"), str):
-        match = _MAJOR_MINOR.match(cudart["version"])
+    runtime = json_dict(data.get("cuda_cudart")).get("version")
+    if isinstance(runtime, str):
+        match = _MAJOR_MINOR.match(runtime)
         if match:
             return match.group(1)
     return None
 
 
-def _from_version_txt(text: Any) -> str | None:
+def _from_version_txt(text: object) -> str | None:
     if not isinstance(text, str):
         return None
     match = _VERSION_TXT.search(text)
     return match.group(1) if match else None
 
 
-def _from_dist_info(names: Any) -> str | None:
+def _from_dist_info(names: object) -> str | None:
     if not isinstance(names, list):
         return None
     versions: dict[str, str] = {}
@@ -88,7 +89,7 @@ def _from_dist_info(names: Any) -> str | None:
     return None
 
 
-def _from_cudart(names: Any) -> str | None:
+def _from_cudart(names: object) -> str | None:
     """The toolkit version that libcudart file names imply, as precisely as they allow.
 
     Up to CUDA 10 the soname carried major.minor ("libcudart.so.10.2"); from 11
@@ -116,11 +117,16 @@ def _from_cudart(names: Any) -> str | None:
     return best[0]
 
 
-def _toolkit(record: Any) -> CudaToolkit | None:
-    if not isinstance(record, dict) or not isinstance(record.get("path"), str) or not record["path"]:
+def _toolkit(raw: object) -> CudaToolkit | None:
+    record = json_dict(raw)
+    path, realpath = record.get("path"), record.get("realpath")
+    if not isinstance(path, str) or not path:
         return None
-    realpath = record.get("realpath") if isinstance(record.get("realpath"), str) else None
-    toolkit = CudaToolkit(path=record["path"], realpath=realpath or None, has_nvcc=record.get("nvcc") is True)
+    toolkit = CudaToolkit(
+        path=path,
+        realpath=realpath if isinstance(realpath, str) and realpath else None,
+        has_nvcc=record.get("nvcc") is True,
+    )
     for source, reader, key in (
         ("version.json", _from_version_json, "version.json"),
         ("version.txt", _from_version_txt, "version.txt"),
@@ -138,7 +144,7 @@ def _inside(path: str, parent: str) -> bool:
     return path != parent and path.startswith(parent.rstrip("/") + "/")
 
 
-def parse_cuda_toolkits(data: Any) -> list[CudaToolkit]:
+def parse_cuda_toolkits(data: object) -> list[CudaToolkit]:
     """The toolkits of a ``scan_cuda_toolkits`` record (``{"toolkits": [...]}``, or the bare list).
 
     A directory that lies inside another toolkit found in the same scan (the
@@ -155,7 +161,7 @@ def parse_cuda_toolkits(data: Any) -> list[CudaToolkit]:
     ]
 
 
-def parse_toolkit_links(data: Any) -> dict[str, str]:
+def parse_toolkit_links(data: object) -> dict[str, str]:
     """The symlinks among the toolkit paths (``/usr/local/cuda`` -> ``/usr/local/cuda-13.0``)."""
     links = data.get("links") if isinstance(data, dict) else None
     if not isinstance(links, dict):

@@ -12,7 +12,6 @@ from __future__ import annotations
 import os
 import re
 from dataclasses import dataclass, field
-from typing import Any
 
 from gpudoctor.facts.model import LoaderCacheEntry
 
@@ -30,7 +29,7 @@ class CudnnInstall:
     libraries: list[str] = field(default_factory=list)
 
 
-def _header_version(text: Any) -> tuple[int | None, str | None]:
+def _header_version(text: object) -> tuple[int | None, str | None]:
     if not isinstance(text, str):
         return None, None
     values: dict[str, str] = {}
@@ -96,7 +95,7 @@ def _group(headers: list[tuple[str, int, str]], libraries: list[str]) -> list[Cu
     return sorted(installs, key=lambda install: (install.major is None, install.major or 0))
 
 
-def parse_cudnn(data: Any) -> list[CudnnInstall]:
+def parse_cudnn(data: object) -> list[CudnnInstall]:
     """The cuDNN installs of a ``scan_cudnn`` record, one per major version, lowest first.
 
     Headers without the version defines (``cudnn.h`` of cuDNN 8+ keeps them in
@@ -118,7 +117,7 @@ def parse_cudnn(data: Any) -> list[CudnnInstall]:
     return _group(headers, libraries)
 
 
-def cudnn_from_ldconfig(entries: Any) -> list[CudnnInstall]:
+def cudnn_from_ldconfig(entries: object) -> list[CudnnInstall]:
     """The cuDNN installs the loader cache knows of, one per major version.
 
     The cache lists sonames ("libcudnn.so.8"), so ``version`` is usually

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
-from typing import Any
+
+from gpudoctor.facts.json_values import json_dict
 
 
 @dataclass
@@ -27,15 +28,14 @@ class DeviceNodeFacts:
         return [n for p, n in sorted(self.nodes.items()) if re.fullmatch(r"/dev/nvidia\d+", p)]
 
 
-def parse_device_nodes(data: Any) -> DeviceNodeFacts:
+def parse_device_nodes(data: object) -> DeviceNodeFacts:
     facts = DeviceNodeFacts()
     if not isinstance(data, dict):
         return facts
     facts.collected = True
     uid = data.get("uid")
     facts.uid = uid if isinstance(uid, int) and not isinstance(uid, bool) else None
-    nodes = data.get("nodes") if isinstance(data.get("nodes"), dict) else {}
-    for path, record in nodes.items():
+    for path, record in json_dict(data.get("nodes")).items():
         if not isinstance(path, str) or not isinstance(record, dict):
             continue
 

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import os
 import re
-from typing import Any
 
 DRIVER_LIBRARY_STEMS = ("libnvidia-ml", "libcuda")
 # A driver version has a major of three or more digits ("535.309.01", "418.56").
@@ -25,24 +24,15 @@ def _version_of(stem: str, path: str) -> str | None:
     return match.group(1) if match else None
 
 
-def parse_driver_libraries(data: Any) -> dict[str, Any]:
-    """Driver versions and paths per library.
-
-    Returns ``{"libnvidia-ml": [versions], "libcuda": [versions],
-    "paths": {"libnvidia-ml": {path: realpath}, "libcuda": {...}}}``: versions
-    unique, in the order found (the scanner walks the loader's usual
-    directories first); other library stems in the record get keys too.  An
-    unreadable record gives empty lists.
-    """
-    result: dict[str, Any] = {stem: [] for stem in DRIVER_LIBRARY_STEMS}
+def _read(data: object) -> tuple[dict[str, list[str]], dict[str, dict[str, str]]]:
+    versions: dict[str, list[str]] = {stem: [] for stem in DRIVER_LIBRARY_STEMS}
     paths: dict[str, dict[str, str]] = {stem: {} for stem in DRIVER_LIBRARY_STEMS}
-    result["paths"] = paths
     if not isinstance(data, dict):
-        return result
+        return versions, paths
     for stem, records in data.items():
         if not isinstance(stem, str) or stem == "paths" or not isinstance(records, list):
             continue
-        versions: list[str] = result.setdefault(stem, [])
+        found_versions = versions.setdefault(stem, [])
         found = paths.setdefault(stem, {})
         for record in records:
             if not isinstance(record, dict):
@@ -56,6 +46,20 @@ def parse_driver_libraries(data: Any) -> dict[str, Any]:
             # The target's name decides; the link's own name ("libcuda.so.1") is
             # only a fallback, for a record without a realpath.
             version = _version_of(stem, realpath) or _version_of(stem, path)
-            if version and version not in versions:
-                versions.append(version)
-    return result
+            if version and version not in found_versions:
+                found_versions.append(version)
+    return versions, paths
+
+
+def parse_driver_libraries(data: object) -> dict[str, list[str]]:
+    """Driver versions per library: ``{"libnvidia-ml": [versions], "libcuda": [versions]}``.
+
+    Versions are unique, in the order found (the scanner walks the loader's usual directories first);
+    other library stems in the record get keys too.  An unreadable record gives empty lists.
+    """
+    return _read(data)[0]
+
+
+def parse_driver_library_paths(data: object) -> dict[str, dict[str, str]]:
+    """The files behind those versions: ``{"libnvidia-ml": {path: realpath}, "libcuda": {...}}``."""
+    return _read(data)[1]

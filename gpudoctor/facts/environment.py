@@ -10,7 +10,8 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
-from typing import Any
+
+from gpudoctor.facts.json_values import json_dict, json_list
 
 
 @dataclass
@@ -38,12 +39,13 @@ class VisibleDevices:
     uses_mig: bool = False
 
 
-def parse_env_json(data: Any) -> EnvFacts:
+def parse_env_json(data: object) -> EnvFacts:
+    """``env.json`` as facts; anything not shaped as the scan writes it counts as not collected / empty."""
     if not isinstance(data, dict):
         return EnvFacts()
-    variables = data.get("variables") if isinstance(data.get("variables"), dict) else {}
-    present = data.get("present") if isinstance(data.get("present"), list) else []
-    missing = data.get("missing_library_dirs") if isinstance(data.get("missing_library_dirs"), list) else []
+    variables = json_dict(data.get("variables"))
+    present = json_list(data.get("present"))
+    missing = json_list(data.get("missing_library_dirs"))
     return EnvFacts(
         collected=True,
         variables={k: v for k, v in variables.items() if isinstance(k, str) and isinstance(v, str)},

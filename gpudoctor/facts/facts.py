@@ -50,6 +50,7 @@ if TYPE_CHECKING:
     from gpudoctor.facts.gpu_state import GpuState
     from gpudoctor.facts.health_model import GpuHealth
     from gpudoctor.facts.kernel_log import KernelLog
+    from gpudoctor.facts.kernel_module import LoadedModule
     from gpudoctor.facts.smoke_model import SmokeFacts
     from gpudoctor.facts.topology_model import MachineTopology, NvLinkState, P2PMatrix, TopoMatrix
 
@@ -130,7 +131,7 @@ class Facts:
         return kernel_module.parse_sys_module_version(text) if text else None
 
     @cached_property
-    def loaded_modules(self) -> dict[str, dict[str, object]] | None:
+    def loaded_modules(self) -> dict[str, LoadedModule] | None:
         text = self.evidence.text(Ev.PROC_MODULES.value)
         return kernel_module.parse_proc_modules(text) if text is not None else None
 

@@ -37,13 +37,12 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-PROBE_VERSION = 1
-FRAMEWORKS = ("torch", "tensorflow", "jax", "cupy")
+from gpudoctor.facts.sources_state import Missing
 
-
-def probe_file_name(framework: str) -> str:
-    """The snapshot file name of a framework's probe output (a public contract)."""
-    return f"framework-{framework}.json"
+# The protocol's constants have their one home in gpudoctor.probes.protocol; named here for this model's readers.
+from gpudoctor.probes.protocol import FRAMEWORKS as FRAMEWORKS
+from gpudoctor.probes.protocol import PROBE_VERSION as PROBE_VERSION
+from gpudoctor.probes.protocol import probe_file_name as probe_file_name
 
 
 @dataclass
@@ -274,3 +273,8 @@ class CollectEnvReport:
     layout: str | None = None  # "classic" or "sectioned"
     machine: str | None = None  # derived: from "Python platform", the OS line "(x86_64)" or Windows' "(AMD64)"
     python_prefix: str | None = None  # derived: the environment prefix in the path of torch's own warning
+    # Why a field above is None (or empty) although its line is there: the report printed "Could not collect"
+    # (FAILED), "N/A" (NOT_APPLICABLE), "None" or "No CUDA" (ABSENT); ``error`` keeps the word as printed.
+    # Keyed by the field's name ("driver_version", "cuda_available", "gpu_names", ...); a line that is not in
+    # the report at all has no entry.
+    missing: dict[str, Missing] = field(default_factory=dict)

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import json
 import re
-from typing import Any
 
 from gpudoctor.evidence.model import EvidenceItem
 from gpudoctor.facts.collect_env import parse_unsupported_gpu_warning, torch_index_hint
@@ -43,38 +42,38 @@ _JAX_BACKEND_ERROR = re.compile(r"Unable to initialize backend '(?:cuda|gpu|rocm
 
 
 # --- typed value helpers ---------------------------------------------------------------------------------------
-def _str(value: Any) -> str | None:
+def _str(value: object) -> str | None:
     return value.strip()[:MAX_TEXT] if isinstance(value, str) and value.strip() else None
 
 
-def _bool(value: Any) -> bool | None:
+def _bool(value: object) -> bool | None:
     return value if isinstance(value, bool) else None
 
 
-def _float(value: Any) -> float | None:
+def _float(value: object) -> float | None:
     if isinstance(value, bool) or not isinstance(value, (int, float)):
         return None
     return float(value) if value == value and abs(value) != float("inf") else None
 
 
-def _strings(value: Any) -> list[str]:
+def _strings(value: object) -> list[str]:
     if not isinstance(value, list):
         return []
     return [item[:MAX_TEXT] for item in value[:MAX_ITEMS] if isinstance(item, str) and item.strip()]
 
 
-def _str_map(value: Any) -> dict[str, str]:
+def _str_map(value: object) -> dict[str, str]:
     return {k: v for k, v in json_dict(value).items() if isinstance(k, str) and isinstance(v, str) and k and v}
 
 
-def _nonzero_cuda(value: Any) -> str | None:
+def _nonzero_cuda(value: object) -> str | None:
     """12040 -> "12.4"; 0 (no driver) and anything else -> None.  Also takes "12.4" as it is."""
     if isinstance(value, str):
         return value.strip() if re.fullmatch(r"\s*\d+\.\d+\s*", value) else None
     return cuda_version_from_int(value)
 
 
-def dotted_version(value: Any) -> str | None:
+def dotted_version(value: object) -> str | None:
     """cuDNN / NCCL integer versions: 90100 -> "9.1.0", 8902 -> "8.9.2", 7605 -> "7.6.5".
 
     Five digits and more are major*10000 + minor*100 + patch (cuDNN 9, NCCL >= 2.9); fewer are
@@ -95,7 +94,7 @@ def dotted_version(value: Any) -> str | None:
     return f"{number // 1000}.{(number % 1000) // 100}.{number % 100}"
 
 
-def capability(value: Any) -> str | None:
+def capability(value: object) -> str | None:
     """A compute capability as "8.6": from [8, 6], "8.6", or CuPy's "86" / 86."""
     if isinstance(value, (list, tuple)) and len(value) == 2 and all(json_int(v) is not None and v >= 0 for v in value):
         return f"{value[0]}.{value[1]}"
@@ -110,13 +109,13 @@ def capability(value: Any) -> str | None:
     return f"{number // 10}.{number % 10}"
 
 
-def _mib(value: Any) -> int | None:
+def _mib(value: object) -> int | None:
     number = json_int(value)
     return number // (1024 * 1024) if number is not None and number >= 0 else None
 
 
 # --- shared helpers --------------------------------------------------------------------------------------------
-def parse_python_target(data: Any) -> PythonTarget | None:
+def parse_python_target(data: object) -> PythonTarget | None:
     """The target interpreter from a probe's ``"python"`` record (or from the whole probe record)."""
     record = data.get("python") if isinstance(data, dict) and isinstance(data.get("python"), dict) else data
     if not isinstance(record, dict) or (record is data and "probe" in record):
@@ -136,7 +135,7 @@ def parse_python_target(data: Any) -> PythonTarget | None:
     return target
 
 
-def _tail(*texts: Any) -> str | None:
+def _tail(*texts: object) -> str | None:
     lines: list[str] = []
     for text in texts:
         if isinstance(text, str) and text.strip():
@@ -150,7 +149,7 @@ def _probe_failure(traceback_text: str) -> str:
     return f"the probe failed: {lines[-1][:MAX_TEXT]}"
 
 
-def probe_run(item: EvidenceItem | None, data: Any) -> ProbeRun:
+def probe_run(item: EvidenceItem | None, data: object) -> ProbeRun:
     """How the probe run went (see :class:`ProbeRun` for the statuses)."""
     if item is None:
         return ProbeRun(status="not_collected")
@@ -229,7 +228,7 @@ def _library(path: str) -> LoadedLibrary | None:
     )
 
 
-def parse_loaded_libraries(paths: Any) -> list[LoadedLibrary]:
+def parse_loaded_libraries(paths: object) -> list[LoadedLibrary]:
     """The shared objects a probe saw mapped, once each, in the probe's order."""
     libraries: list[LoadedLibrary] = []
     seen: set[str] = set()
@@ -245,7 +244,7 @@ def parse_loaded_libraries(paths: Any) -> list[LoadedLibrary]:
 
 
 def parse_install_origin(
-    distribution: Any, version: str | None, framework: str, python: PythonTarget | None = None
+    distribution: object, version: str | None, framework: str, python: PythonTarget | None = None
 ) -> InstallOrigin:
     """Where a distribution came from: what the environment records, plus a derived ``index_hint``.
 
@@ -294,12 +293,14 @@ class _Probe:
         return self.run.status == "ok"
 
 
-def _probe_json(item: EvidenceItem | None) -> Any:
+def _probe_json(item: EvidenceItem | None) -> dict[str, object] | None:
     if item is None or item.timed_out:
         return None
     data = item.json()
-    if isinstance(data, dict) or not isinstance(item.text, str):
+    if isinstance(data, dict):
         return data
+    if not isinstance(item.text, str):
+        return None
     # Something printed to stdout before the record (a library's banner): the record is the last JSON line.
     for line in reversed(item.text.splitlines()):
         line = line.strip()
@@ -313,7 +314,7 @@ def _probe_json(item: EvidenceItem | None) -> Any:
     return None
 
 
-def _devices(records: Any, platform: str | None) -> list[FrameworkDevice]:
+def _devices(records: object, platform: str | None) -> list[FrameworkDevice]:
     devices = []
     for record in records[:MAX_ITEMS] if isinstance(records, list) else []:
         if isinstance(record, dict):

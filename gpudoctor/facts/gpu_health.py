@@ -12,12 +12,13 @@ from __future__ import annotations
 import dataclasses
 import re
 import xml.etree.ElementTree as ET
-from typing import Any
 
+from gpudoctor.evidence.keys import EvidenceKey
+from gpudoctor.evidence.model import Evidence, EvidenceItem
 from gpudoctor.evidence.nvml_probe import NVML_ERROR_NAMES
 from gpudoctor.facts.gpu_state import parse_gpu_states_xml
 from gpudoctor.facts.health_model import EccCounts, GpuHealth
-from gpudoctor.facts.json_values import json_dict, json_int, json_text
+from gpudoctor.facts.json_values import json_dict, json_int, json_list, json_text
 from gpudoctor.facts.nvidia_smi_text import known, parse_int
 from gpudoctor.facts.nvidia_smi_xml import log_root
 from gpudoctor.facts.nvml import brand_name
@@ -43,7 +44,7 @@ NVML_SOURCE, XML_SOURCE, TABLE_SOURCE = "nvml", "nvidia-smi -q -x", "nvidia-smi"
 _LOST_ERR_CELLS = 3
 
 
-def clock_reasons(mask: Any) -> list[str]:
+def clock_reasons(mask: object) -> list[str]:
     """The reason names set in NVML's bitmask; bits NVML added later are left out."""
     if not isinstance(mask, int) or isinstance(mask, bool) or mask < 0:
         return []
@@ -53,23 +54,27 @@ def clock_reasons(mask: Any) -> list[str]:
 # --------------------------------------------------------------------------- NVML
 
 
-def _flag(value: Any) -> bool | None:
+def _flag(value: object) -> bool | None:
     """NVML's enable states and 0/1 flags (and JSON booleans) as a bool."""
     if isinstance(value, bool):
         return value
-    return {0: False, 1: True}.get(value) if json_int(value) is not None else None
+    return _FLAGS.get(json_int(value))
 
 
-def _error_name(record: dict[str, Any], *codes: int) -> str | None:
+_FLAGS: dict[int | None, bool] = {0: False, 1: True}
+
+
+def _error_name(record: dict[str, object], *codes: int) -> str | None:
     """The first error the probe recorded for this GPU with one of these codes, as its message."""
-    for error in json_dict(record.get("errors")).values():
-        error = json_dict(error)
-        if error.get("code") in codes:
-            return json_text(error.get("name")) or NVML_ERROR_NAMES.get(error.get("code"))
+    for value in json_dict(record.get("errors")).values():
+        error = json_dict(value)
+        code = json_int(error.get("code"))
+        if code is not None and code in codes:
+            return json_text(error.get("name")) or NVML_ERROR_NAMES.get(code)
     return None
 
 
-def _from_nvml_record(record: dict[str, Any]) -> tuple[GpuHealth, bool]:
+def _from_nvml_record(record: dict[str, object]) -> tuple[GpuHealth, bool]:
     """One GPU's health, and whether its clock reasons were known (an empty list can mean either)."""
     health = GpuHealth(
         index=json_int(record.get("index")),
@@ -95,10 +100,10 @@ def _from_nvml_record(record: dict[str, Any]) -> tuple[GpuHealth, bool]:
     health.ecc_enabled, health.ecc_pending = _flag(ecc_mode.get("current")), _flag(ecc_mode.get("pending"))
     errors = json_dict(data.get("ecc_errors"))
     health.ecc = EccCounts(
-        **{
-            name: json_int(errors.get(name))
-            for name in ("volatile_corrected", "volatile_uncorrected", "aggregate_corrected", "aggregate_uncorrected")
-        }
+        volatile_corrected=json_int(errors.get("volatile_corrected")),
+        volatile_uncorrected=json_int(errors.get("volatile_uncorrected")),
+        aggregate_corrected=json_int(errors.get("aggregate_corrected")),
+        aggregate_uncorrected=json_int(errors.get("aggregate_uncorrected")),
     )
     retired = json_dict(data.get("retired_pages"))
     health.retired_pages_sbe, health.retired_pages_dbe = json_int(retired.get("sbe")), json_int(retired.get("dbe"))
@@ -121,26 +126,22 @@ def _from_nvml_record(record: dict[str, Any]) -> tuple[GpuHealth, bool]:
     health.compute_processes = json_int(data.get("compute_processes"))
     health.mig_instances = json_int(data.get("mig_instances")) if health.mig_enabled else None
     fabric = json_dict(data.get("fabric"))
-    health.fabric_state = FABRIC_STATES.get(json_int(fabric.get("state")))  # type: ignore[arg-type]
+    health.fabric_state = FABRIC_STATES.get(json_int(fabric.get("state")))
     # NVML fills the status only once registration has finished
-    if health.fabric_state == "completed" and json_int(fabric.get("status")) is not None:
-        health.fabric_status = (
-            "NVML_SUCCESS"
-            if fabric["status"] == 0
-            else NVML_ERROR_NAMES.get(fabric["status"], f"NVML error {fabric['status']}")
-        )
+    status = json_int(fabric.get("status"))
+    if health.fabric_state == "completed" and status is not None:
+        health.fabric_status = "NVML_SUCCESS" if status == 0 else NVML_ERROR_NAMES.get(status, f"NVML error {status}")
     return health, mask is not None and mask >= 0
 
 
-@never_raises(list)
-def _nvml_records(data: Any) -> list[tuple[GpuHealth, bool]]:
+@never_raises(list[tuple[GpuHealth, bool]])
+def _nvml_records(data: object) -> list[tuple[GpuHealth, bool]]:
     if not isinstance(data, dict) or json_dict(data.get("init")).get("ok") is not True:
         return []
-    devices = data.get("devices") if isinstance(data.get("devices"), list) else []
-    return [_from_nvml_record(record) for record in devices if isinstance(record, dict)]
+    return [_from_nvml_record(record) for record in json_list(data.get("devices")) if isinstance(record, dict)]
 
 
-def health_from_nvml(data: Any) -> list[GpuHealth]:
+def health_from_nvml(data: object) -> list[GpuHealth]:
     """Each GPU's health from the NVML probe's record; [] when NVML did not answer."""
     return [health for health, _known in _nvml_records(data)]
 
@@ -264,8 +265,8 @@ def _from_xml(text: str) -> list[GpuHealth]:
     return healths
 
 
-@never_raises(list)
-def health_from_xml(text: Any) -> list[GpuHealth]:
+@never_raises(list[GpuHealth])
+def health_from_xml(text: object) -> list[GpuHealth]:
     """Each GPU's health from ``nvidia-smi -q -x`` (schemas v8 to v13, damaged XML gives what it holds)."""
     return _from_xml(text) if isinstance(text, str) else []
 
@@ -311,8 +312,8 @@ def _from_table(text: str) -> list[tuple[GpuHealth, bool]]:
     for line in text.splitlines()[:5000]:
         match = _LOST_LINE.search(line[:1000])
         bus = normalize_bus_id(match.group(1)) if match else None
-        if bus and bus not in healths:
-            reason = match.group(2).strip() or "no reason given"  # type: ignore[union-attr]
+        if match and bus and bus not in healths:
+            reason = match.group(2).strip() or "no reason given"
             healths[bus] = (
                 GpuHealth(
                     bus_id=bus,
@@ -337,12 +338,12 @@ def _from_table(text: str) -> list[tuple[GpuHealth, bool]]:
     return list(healths.values())
 
 
-@never_raises(list)
-def _table_entries(text: Any) -> list[tuple[GpuHealth, bool]]:
+@never_raises(list[tuple[GpuHealth, bool]])
+def _table_entries(text: object) -> list[tuple[GpuHealth, bool]]:
     return _from_table(text) if isinstance(text, str) else []
 
 
-def health_from_table(text: Any) -> list[GpuHealth]:
+def health_from_table(text: object) -> list[GpuHealth]:
     """The GPUs the plain ``nvidia-smi`` output shows as broken (lost, or ERR! cells); the rest say nothing."""
     return [health for health, _no_handle in _table_entries(text)]
 
@@ -369,25 +370,30 @@ def _fill(primary: GpuHealth, extra: GpuHealth, reasons_known: bool) -> None:
         primary.lost_detail = extra.lost_detail
 
 
-def _evidence(evidence: Any, name: str, method: str) -> Any:
+def _item(evidence: Evidence | None, key: EvidenceKey) -> EvidenceItem | None:
+    return evidence.get(key.value) if evidence is not None else None
+
+
+def _json(item: EvidenceItem | None) -> object:
     try:
-        return getattr(evidence, method)(name) if evidence is not None else None
-    except Exception:  # noqa: BLE001 - a damaged evidence item is "not collected"
+        return item.json() if item is not None else None
+    except Exception:  # noqa: BLE001 - damaged JSON (nested past the recursion limit) is "not collected"
         return None
 
 
-def gpu_health(evidence: Any) -> list[GpuHealth]:
+def gpu_health(evidence: Evidence | None) -> list[GpuHealth]:
     """Every GPU's health: NVML first, its gaps filled from the XML, lost GPUs added from the table."""
-    nvml = _nvml_records(_evidence(evidence, "nvml.json", "json"))
-    xml = health_from_xml(_evidence(evidence, "nvidia-smi-q-x.xml", "text"))
+    nvml_item = _item(evidence, EvidenceKey.NVML)
+    xml_item = _item(evidence, EvidenceKey.NVIDIA_SMI_XML)
+    table_item = _item(evidence, EvidenceKey.NVIDIA_SMI)
+    nvml = _nvml_records(_json(nvml_item))
+    xml = health_from_xml(xml_item.text if xml_item is not None else None)
     # nvidia-smi may print its "Unable to determine the device handle" lines on stderr, so read both streams,
     # and the XML query's stderr too: it names the lost GPUs its XML leaves out.
-    xml_item = _evidence(evidence, "nvidia-smi-q-x.xml", "get")
-    xml_stderr = getattr(xml_item, "stderr", None)
     table = _table_entries(
         "\n".join(
             text
-            for text in (_evidence(evidence, "nvidia-smi.txt", "output"), xml_stderr)
+            for text in (table_item.output if table_item else None, xml_item.stderr if xml_item else None)
             if isinstance(text, str) and text
         )
     )
@@ -405,7 +411,7 @@ def gpu_health(evidence: Any) -> list[GpuHealth]:
     # GPU and it names it by bus id only.  Pair those up in order (an ERR! GPU had a handle: not one of them).
     nameless_lost = [health for health in healths if health.lost and health.bus_id is None]
     for broken, no_handle in table:
-        same = by_bus.get(broken.bus_id)
+        same = by_bus.get(broken.bus_id) if broken.bus_id else None
         if same is None and no_handle and nameless_lost:
             same = nameless_lost.pop(0)
             same.bus_id = broken.bus_id

@@ -13,8 +13,9 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
-from typing import Any
 
+from gpudoctor.evidence.keys import EvidenceKey
+from gpudoctor.evidence.model import Evidence
 from gpudoctor.facts.nvidia_smi_text import known, parse_int, parse_mib
 from gpudoctor.facts.nvidia_smi_xml import log_root
 from gpudoctor.facts.pci_address import normalize_bus_id
@@ -78,12 +79,12 @@ class GpuState:
 _WATTS = re.compile(r"^\s*([0-9]+(?:\.[0-9]+)?)\s*W\s*$")
 
 
-def _watts(text: Any) -> float | None:
+def _watts(text: object) -> float | None:
     match = _WATTS.match(text) if isinstance(text, str) else None
     return float(match.group(1)) if match else None
 
 
-def _percent(text: Any) -> int | None:
+def _percent(text: object) -> int | None:
     match = re.match(r"^\s*(\d{1,3})\s*%\s*$", text) if isinstance(text, str) else None
     return int(match.group(1)) if match else None
 
@@ -91,8 +92,8 @@ def _percent(text: Any) -> int | None:
 # --------------------------------------------------------------------------- nvidia-smi -q -x
 
 
-@never_raises(list)
-def parse_gpu_states_xml(text: Any) -> list[GpuState]:
+@never_raises(list[GpuState])
+def parse_gpu_states_xml(text: object) -> list[GpuState]:
     """Each GPU's conditions from ``nvidia-smi -q -x`` output (damaged XML gives what it holds)."""
     return _from_xml(text) if isinstance(text, str) else []
 
@@ -103,7 +104,7 @@ def _from_xml(text: str) -> list[GpuState]:
         return []
     elements = root.findall("gpu")
     attached = parse_int(root.findtext("attached_gpus"))
-    states = []
+    states: list[GpuState] = []
     for position, element in enumerate(elements):
         state = GpuState(
             index=position if attached == len(elements) else None,
@@ -163,7 +164,7 @@ _PROCESS_LINE = re.compile(
 )
 
 
-def parse_gpu_states_text(text: Any) -> list[GpuState]:
+def parse_gpu_states_text(text: object) -> list[GpuState]:
     """Power, performance state and processes per GPU from the plain ``nvidia-smi`` table."""
     if not isinstance(text, str):
         return []
@@ -195,8 +196,9 @@ def parse_gpu_states_text(text: Any) -> list[GpuState]:
             continue
         gpu = _GPU_LINE.match(line)
         if gpu:
-            current = GpuState(index=int(gpu.group(1)), bus_id=normalize_bus_id(gpu.group(2)))
-            states.setdefault(current.index, current)
+            index = int(gpu.group(1))
+            current = GpuState(index=index, bus_id=normalize_bus_id(gpu.group(2)))
+            states.setdefault(index, current)
             continue
         detail = _STATE_LINE.match(line)
         if detail and current is not None:
@@ -211,9 +213,9 @@ def parse_gpu_states_text(text: Any) -> list[GpuState]:
     return list(states.values())
 
 
-def gpu_states(evidence: Any) -> list[GpuState]:
+def gpu_states(evidence: Evidence) -> list[GpuState]:
     """The GPUs' conditions from the richest source collected: the XML query, else the plain table."""
-    states = parse_gpu_states_xml(evidence.text("nvidia-smi-q-x.xml")) if evidence is not None else []
+    states = parse_gpu_states_xml(evidence.text(EvidenceKey.NVIDIA_SMI_XML.value))
     if states:
         return states
-    return parse_gpu_states_text(evidence.text("nvidia-smi.txt")) if evidence is not None else []
+    return parse_gpu_states_text(evidence.text(EvidenceKey.NVIDIA_SMI.value))

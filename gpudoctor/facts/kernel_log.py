@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
-from typing import Any
 
 # "NVRM: Xid (PCI:0000:01:00): 79, pid=1234, name=python, GPU has fallen off the bus."
 # "NVRM: Xid (0000:01:00): 79, GPU has fallen off the bus."            (older drivers)
@@ -73,7 +72,7 @@ class KernelLog:
     legacy_branch_required: str | None = None  # "470.xx" when the driver says the GPU needs a legacy branch
 
 
-def parse_kernel_log(text: Any) -> KernelLog:
+def parse_kernel_log(text: object) -> KernelLog:
     """Parse kernel log text into a :class:`KernelLog`; an empty one when nothing matches."""
     log = KernelLog()
     if not isinstance(text, str):

@@ -8,7 +8,7 @@ read stays ``None`` (or an empty container), which downstream checks treat as
 from __future__ import annotations
 
 import re
-from typing import Any
+from dataclasses import dataclass, field
 
 from gpudoctor.facts.model import KernelModule
 
@@ -48,7 +48,7 @@ def _major(version: str | None) -> int | None:
     return _int_or_none(version.split(".", 1)[0])
 
 
-def parse_proc_driver_version(text: Any) -> KernelModule:
+def parse_proc_driver_version(text: object) -> KernelModule:
     """Parse ``/proc/driver/nvidia/version``; an empty :class:`KernelModule` when nothing is readable.
 
     Lines before the ``NVRM version:`` line (a pasted shell prompt, a dmesg time
@@ -84,7 +84,7 @@ def parse_proc_driver_version(text: Any) -> KernelModule:
     return module
 
 
-def parse_sys_module_version(text: Any) -> str | None:
+def parse_sys_module_version(text: object) -> str | None:
     """Parse ``/sys/module/nvidia/version`` ("535.54.03\\n"); ``None`` unless a version line is there."""
     if not isinstance(text, str):
         return None
@@ -95,15 +95,26 @@ def parse_sys_module_version(text: Any) -> str | None:
     return None
 
 
-def parse_proc_modules(text: Any) -> dict[str, dict[str, Any]]:
-    """Parse ``/proc/modules`` into ``{name: {size, refcount, used_by, state, tainted}}``.
+@dataclass(frozen=True)
+class LoadedModule:
+    """One line of ``/proc/modules``."""
+
+    size: int
+    refcount: int | None = None  # None on kernels built without module unloading ("-")
+    used_by: list[str] = field(default_factory=list)
+    state: str | None = None  # "Live", "Loading", "Unloading"
+    tainted: str | None = None  # the taint flags, "POE"
+
+
+def parse_proc_modules(text: object) -> dict[str, LoadedModule]:
+    """Parse ``/proc/modules`` into ``{name: LoadedModule(size, refcount, used_by, state, tainted)}``.
 
     Line format (kernel ``m_show``): ``name size refcount deps state address [(taints)]``;
     ``deps`` is ``-`` or a comma list with a trailing comma, ``refcount`` is ``-``
     on kernels built without module unloading (kept as ``None``).  Lines that do
     not start with a name and a numeric size are skipped.
     """
-    modules: dict[str, dict[str, Any]] = {}
+    modules: dict[str, LoadedModule] = {}
     if not isinstance(text, str):
         return modules
     for line in text.splitlines():
@@ -111,21 +122,15 @@ def parse_proc_modules(text: Any) -> dict[str, dict[str, Any]]:
         size = _int_or_none(fields[1]) if len(fields) >= 2 else None
         if size is None:
             continue
-        name = fields[0]
-        record: dict[str, Any] = {
-            "size": size,
-            "refcount": _int_or_none(fields[2]) if len(fields) > 2 else None,
-            "used_by": [],
-            "state": None,
-            "tainted": None,
-        }
-        if len(fields) > 3 and fields[3] != "-":
-            record["used_by"] = [dep for dep in fields[3].split(",") if dep]
-        if len(fields) > 4:
-            record["state"] = fields[4]
-        # Taint flags are optional and come last, in parentheses: "(POE)", "(OE)".
         last = fields[-1]
-        if len(fields) > 5 and last.startswith("(") and last.endswith(")") and len(last) > 2:
-            record["tainted"] = last[1:-1]
-        modules.setdefault(name, record)
+        # Taint flags are optional and come last, in parentheses: "(POE)", "(OE)".
+        tainted = len(fields) > 5 and last.startswith("(") and last.endswith(")") and len(last) > 2
+        record = LoadedModule(
+            size=size,
+            refcount=_int_or_none(fields[2]) if len(fields) > 2 else None,
+            used_by=[dep for dep in fields[3].split(",") if dep] if len(fields) > 3 and fields[3] != "-" else [],
+            state=fields[4] if len(fields) > 4 else None,
+            tainted=last[1:-1] if tainted else None,
+        )
+        modules.setdefault(fields[0], record)
     return modules

@@ -8,7 +8,6 @@ any line that is not an entry is skipped.
 from __future__ import annotations
 
 import re
-from typing import Any
 
 from gpudoctor.facts.model import LoaderCacheEntry
 
@@ -26,7 +25,7 @@ def _arch(flags: str) -> str | None:
     return ",".join(kept) or None
 
 
-def parse_ldconfig(text: Any) -> list[LoaderCacheEntry]:
+def parse_ldconfig(text: object) -> list[LoaderCacheEntry]:
     """Parse ``ldconfig -p`` output into entries, in the cache's order."""
     entries: list[LoaderCacheEntry] = []
     if not isinstance(text, str):
@@ -42,7 +41,7 @@ def parse_ldconfig(text: Any) -> list[LoaderCacheEntry]:
     return entries
 
 
-def find_libraries(entries: Any, prefix: str) -> list[LoaderCacheEntry]:
+def find_libraries(entries: object, prefix: str) -> list[LoaderCacheEntry]:
     """The entries whose soname starts with ``prefix`` ("libcuda.so" finds libcuda.so and libcuda.so.1).
 
     A plain prefix: "libcuda" would also find libcudart and libcudnn, so pass the

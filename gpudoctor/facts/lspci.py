@@ -11,7 +11,7 @@ None of them raises: unknown stays ``None``.
 from __future__ import annotations
 
 import re
-from typing import Any
+from typing import TypedDict
 
 from gpudoctor.facts.model import PciDevice
 from gpudoctor.facts.pci_address import normalize_bus_id
@@ -63,7 +63,7 @@ def _device_from_line(address: str, rest: str) -> PciDevice:
     return device
 
 
-def parse_lspci(text: Any) -> list[PciDevice]:
+def parse_lspci(text: object) -> list[PciDevice]:
     """Parse ``lspci [-D] [-nn] [-k]`` output: every function listed, in order.
 
     Indented lines belong to the device above; only "Kernel driver in use" is
@@ -92,18 +92,14 @@ def parse_lspci(text: Any) -> list[PciDevice]:
 def _fill_link(device: PciDevice, line: str) -> None:
     # Only the first LnkCap/LnkSta of a block: the anchored "LnkCap:" never matches "LnkCap2:", and a
     # device has one PCIe capability, so a second one would be a paste of another device.
-    for pattern, speed_field, width_field in (
-        (_LNK_CAP, "max_link_speed", "max_link_width"),
-        (_LNK_STA, "current_link_speed", "current_link_width"),
-    ):
-        match = pattern.match(line)
-        if match is None:
-            continue
-        if getattr(device, speed_field) is None and getattr(device, width_field) is None:
-            speed, width = _speed_and_width(match.group("body"))
-            setattr(device, speed_field, speed)
-            setattr(device, width_field, width)
+    capable = _LNK_CAP.match(line)
+    if capable is not None:
+        if device.max_link_speed is None and device.max_link_width is None:
+            device.max_link_speed, device.max_link_width = _speed_and_width(capable.group("body"))
         return
+    state = _LNK_STA.match(line)
+    if state is not None and device.current_link_speed is None and device.current_link_width is None:
+        device.current_link_speed, device.current_link_width = _speed_and_width(state.group("body"))
 
 
 def _speed_and_width(body: str) -> tuple[str | None, int | None]:
@@ -117,20 +113,37 @@ def _speed_and_width(body: str) -> tuple[str | None, int | None]:
     return (f"{speed.group('speed')}GT/s" if speed else None, int(width.group("width")) if width else None)
 
 
-def link_fields(text: Any) -> dict[str, Any]:
+class LinkFields(TypedDict, total=False):
+    """``PciDevice``'s link fields, only those a block printed (so they can be passed on as keywords)."""
+
+    max_link_speed: str
+    max_link_width: int
+    current_link_speed: str
+    current_link_width: int
+
+
+def link_fields(text: object) -> LinkFields:
     """The first ``LnkCap``/``LnkSta`` pair of one ``lspci -vv`` block as ``PciDevice`` link fields.
 
     For a block pasted without its device line, which ``parse_lspci`` cannot place:
     ``{"max_link_speed": "16GT/s", "max_link_width": 16, "current_link_speed": "2.5GT/s",
     "current_link_width": 16}``, with only the values that were printed; ``{}`` when none was.
     """
+    fields = LinkFields()
     if not isinstance(text, str):
-        return {}
+        return fields
     device = PciDevice(address="")
     for line in text.splitlines():
         _fill_link(device, line)
-    fields = ("max_link_speed", "max_link_width", "current_link_speed", "current_link_width")
-    return {name: getattr(device, name) for name in fields if getattr(device, name) is not None}
+    if device.max_link_speed is not None:
+        fields["max_link_speed"] = device.max_link_speed
+    if device.max_link_width is not None:
+        fields["max_link_width"] = device.max_link_width
+    if device.current_link_speed is not None:
+        fields["current_link_speed"] = device.current_link_speed
+    if device.current_link_width is not None:
+        fields["current_link_width"] = device.current_link_width
+    return fields
 
 
 _LNK_CAP = re.compile(r"^\s*LnkCap:\s*(?P<body>.*)$")
@@ -149,13 +162,25 @@ LINK_KEYS = (
 )
 
 
+class LinkStatus(TypedDict, total=False):
+    """One device's link, capability against state: every key of :data:`LINK_KEYS`, or none at all."""
+
+    cap_speed_gts: float | None
+    cap_width: int | None
+    sta_speed_gts: float | None
+    sta_width: int | None
+    speed_downgraded: bool | None
+    width_downgraded: bool | None
+    downgraded: bool | None
+
+
 def _below(current: float | int | None, capable: float | int | None) -> bool | None:
     if current is None or capable is None:
         return None
     return current < capable
 
 
-def parse_link_status(text: Any) -> dict[str, Any]:
+def parse_link_status(text: object) -> LinkStatus:
     """The first ``LnkCap``/``LnkSta`` pair in ``lspci -vv`` text (one device's block).
 
     Returns ``{}`` when neither line is there, else every key of
@@ -166,8 +191,9 @@ def parse_link_status(text: Any) -> dict[str, Any]:
     downgrade alone is a hint for a check to weigh, not a verdict.
     """
     if not isinstance(text, str):
-        return {}
-    cap_body = sta_body = None
+        return LinkStatus()
+    cap_body: str | None = None
+    sta_body: str | None = None
     for line in text.splitlines():
         if cap_body is None:
             match = _LNK_CAP.match(line)
@@ -181,35 +207,41 @@ def parse_link_status(text: Any) -> dict[str, Any]:
         if cap_body is not None and sta_body is not None:
             break
     if cap_body is None and sta_body is None:
-        return {}
-    result: dict[str, Any] = dict.fromkeys(LINK_KEYS)
-    said_speed = said_width = False
-    for prefix, body in (("cap", cap_body), ("sta", sta_body)):
-        if body is None:
-            continue
-        speed = _SPEED.search(body)
-        if speed:
-            result[f"{prefix}_speed_gts"] = float(speed.group("speed"))
-            said_speed = prefix == "sta" and "downgraded" in (speed.group("note") or "")
-        width = _WIDTH.search(body)
-        if width:
-            result[f"{prefix}_width"] = int(width.group("width"))
-            said_width = prefix == "sta" and "downgraded" in (width.group("note") or "")
-    computed_speed = _below(result["sta_speed_gts"], result["cap_speed_gts"])
-    computed_width = _below(result["sta_width"], result["cap_width"])
-    result["speed_downgraded"] = True if said_speed else computed_speed
-    result["width_downgraded"] = True if said_width else computed_width
-    flags = (result["speed_downgraded"], result["width_downgraded"])
-    if any(flag is True for flag in flags):
-        result["downgraded"] = True
-    elif any(flag is False for flag in flags):
-        result["downgraded"] = False
-    return result
+        return LinkStatus()
+    cap_speed, cap_width, _, _ = _numbers(cap_body)
+    sta_speed, sta_width, said_speed, said_width = _numbers(sta_body)
+    speed_downgraded = True if said_speed else _below(sta_speed, cap_speed)
+    width_downgraded = True if said_width else _below(sta_width, cap_width)
+    flags = (speed_downgraded, width_downgraded)
+    downgraded = True if True in flags else False if False in flags else None
+    return LinkStatus(
+        cap_speed_gts=cap_speed,
+        cap_width=cap_width,
+        sta_speed_gts=sta_speed,
+        sta_width=sta_width,
+        speed_downgraded=speed_downgraded,
+        width_downgraded=width_downgraded,
+        downgraded=downgraded,
+    )
 
 
-def parse_link_statuses(text: Any) -> dict[str, dict[str, Any]]:
+def _numbers(body: str | None) -> tuple[float | None, int | None, bool, bool]:
+    """(speed GT/s, width, whether lspci marked the speed "(downgraded)", the same for the width)."""
+    if body is None:
+        return None, None, False, False
+    speed = _SPEED.search(body)
+    width = _WIDTH.search(body)
+    return (
+        float(speed.group("speed")) if speed else None,
+        int(width.group("width")) if width else None,
+        bool(speed and "downgraded" in (speed.group("note") or "")),
+        bool(width and "downgraded" in (width.group("note") or "")),
+    )
+
+
+def parse_link_statuses(text: object) -> dict[str, LinkStatus]:
     """:func:`parse_link_status` for each device block of a whole ``lspci -vv`` listing, by address."""
-    statuses: dict[str, dict[str, Any]] = {}
+    statuses: dict[str, LinkStatus] = {}
     if not isinstance(text, str):
         return statuses
     address: str | None = None

@@ -8,7 +8,6 @@ whatever is missing stays ``None``.
 from __future__ import annotations
 
 import re
-from typing import Any
 
 from gpudoctor.facts.model import NvccInfo
 
@@ -21,7 +20,7 @@ _VERSION = re.compile(r"\bV(\d+\.\d+(?:\.\d+)*)", re.ASCII)
 _BUILD = re.compile(r"^\s*Build\s+(\S+)", re.ASCII)
 
 
-def parse_nvcc_version(text: Any) -> NvccInfo:
+def parse_nvcc_version(text: object) -> NvccInfo:
     """Parse ``nvcc --version`` output; an empty :class:`NvccInfo` when it is not there."""
     info = NvccInfo()
     if not isinstance(text, str):

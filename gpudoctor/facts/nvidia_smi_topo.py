@@ -15,7 +15,7 @@ is optional, ``complete`` says whether anything was missing, and the parsers nev
 from __future__ import annotations
 
 import re
-from typing import Any
+from typing import TypeVar
 
 from gpudoctor.facts.topology_model import P2PMatrix, TopoMatrix
 
@@ -68,7 +68,10 @@ def _header(lines: list[str]) -> tuple[int, list[str]] | None:
     return None
 
 
-def _both_orders(cells: dict[tuple[Any, Any], str]) -> dict[tuple[Any, Any], str]:
+Device = TypeVar("Device", str, int)  # a column label ("GPU0", "NIC1") or a GPU index
+
+
+def _both_orders(cells: dict[tuple[Device, Device], str]) -> dict[tuple[Device, Device], str]:
     """Each cell as printed, and its mirror where the mirror cell itself was not readable."""
     merged = dict(cells)
     for (a, b), value in cells.items():
@@ -79,7 +82,7 @@ def _both_orders(cells: dict[tuple[Any, Any], str]) -> dict[tuple[Any, Any], str
 # --------------------------------------------------------------------------- topo -m
 
 
-def parse_topo_matrix(text: Any) -> TopoMatrix | None:
+def parse_topo_matrix(text: object) -> TopoMatrix | None:
     """The ``nvidia-smi topo -m`` matrix.
 
     A ``TopoMatrix`` with ``error`` set (and no GPUs) when nvidia-smi printed an error instead; None when
@@ -108,7 +111,7 @@ def _parse_matrix(text: str) -> TopoMatrix | None:
         elif name not in devices:
             devices.append(name)
     matrix = TopoMatrix(has_legend=any(line.strip().lower() == "legend:" for line in lines[header_at:]))
-    matrix.gpus = [int(_GPU_LABEL.fullmatch(name).group(1)) for name in devices if _GPU_LABEL.fullmatch(name)]
+    matrix.gpus = [int(match.group(1)) for match in map(_GPU_LABEL.fullmatch, devices) if match]
     matrix.nics = [name for name in devices if not _GPU_LABEL.fullmatch(name)]
     # Old drivers label a NIC column with the device itself ("mlx5_0"): that is its name too.
     matrix.nic_names = {name: name for name in matrix.nics if not re.fullmatch(r"NIC\d{1,3}", name)}
@@ -230,7 +233,7 @@ _P2P_COMMAND = re.compile(r"(?:-p2p|--p2pstatus)\s+([rwnap])\b")
 _P2P_HEADING = {"read": "r", "write": "w", "nvlink": "n", "atomic": "a", "prop": "p"}
 
 
-def parse_topo_p2p(text: Any) -> P2PMatrix | None:
+def parse_topo_p2p(text: object) -> P2PMatrix | None:
     """The ``nvidia-smi topo -p2p <r|w|n|a|p>`` status matrix; ``error`` set when nvidia-smi printed one
     instead; None when the text holds neither."""
     if not isinstance(text, str):

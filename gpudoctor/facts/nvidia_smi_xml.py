@@ -88,14 +88,18 @@ def _parse_tolerant(body: str) -> tuple[ET.Element | None, str | None]:
     garbled end tag turned into the parent of what follows) may hold half a
     value, and half a version is worse than none.
     """
-    parser = ET.XMLPullParser(events=("start", "end"))
+    parser: ET.XMLPullParser[ET.Element] = ET.XMLPullParser(events=("start", "end"))
     parser.feed(body)
     root: ET.Element | None = None
     closed: set[int] = set()
     damage = None
     try:
         # feed() queues a syntax error among the events; reading them raises it
-        for event, element in parser.read_events():
+        for queued in parser.read_events():
+            # only "start"/"end" were asked for, which always come as (event, element)
+            if len(queued) != 2 or not isinstance(queued[1], ET.Element):
+                continue
+            event, element = queued[0], queued[1]
             if root is None:
                 root = element
             if event == "end":

@@ -15,7 +15,6 @@ links without their state; they are read as links of unknown state.  Never raise
 from __future__ import annotations
 
 import re
-from typing import Any
 
 from gpudoctor.facts.topology_model import NvLinkPort, NvLinkState
 
@@ -32,7 +31,7 @@ _NO_NVLINK = re.compile(r"does not (?:have or )?support nvlink|nvlink is not sup
 _ALL_INACTIVE = re.compile(r"all links are inactive", re.IGNORECASE)
 
 
-def parse_nvlink_status(text: Any) -> dict[int, NvLinkState]:
+def parse_nvlink_status(text: object) -> dict[int, NvLinkState]:
     """Each listed GPU's NVLink state by nvidia-smi index; ``{}`` when no GPU was listed."""
     if not isinstance(text, str):
         return {}

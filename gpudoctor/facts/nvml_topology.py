@@ -11,19 +11,19 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
-from typing import Any
 
-from gpudoctor.facts.json_values import json_dict, json_int, json_text
+from gpudoctor.facts.json_values import json_bool, json_dict, json_int, json_list, json_text
 from gpudoctor.facts.pci_address import normalize_bus_id
 from gpudoctor.facts.topology_model import NvLinkPort, NvLinkState, PcieLink
 
+# Keyed by ``int | None`` so that ``json_int(value)`` (None for garbage) looks up directly.
 # nvmlGpuTopologyLevel_t -> the topo -m word for the same distance.
-TOPOLOGY_PATHS = {0: "X", 10: "PIX", 20: "PXB", 30: "PHB", 40: "NODE", 50: "SYS"}
+TOPOLOGY_PATHS: dict[int | None, str] = {0: "X", 10: "PIX", 20: "PXB", 30: "PHB", 40: "NODE", 50: "SYS"}
 # nvmlGpuP2PStatus_t -> nvidia-smi topo -p2p's legend.
-P2P_STATUS = {0: "OK", 1: "CNS", 2: "GNS", 3: "TNS", 4: "DI", 5: "NS", 6: "U"}
+P2P_STATUS: dict[int | None, str] = {0: "OK", 1: "CNS", 2: "GNS", 3: "TNS", 4: "DI", 5: "NS", 6: "U"}
 # nvmlGpuFabricState_t
-FABRIC_STATES = {0: "not_supported", 1: "not_started", 2: "in_progress", 3: "completed"}
-REMOTE_TYPES = {0: "gpu", 1: "ibmnpu", 2: "switch", 255: "unknown"}
+FABRIC_STATES: dict[int | None, str] = {0: "not_supported", 1: "not_started", 2: "in_progress", 3: "completed"}
+REMOTE_TYPES: dict[int | None, str] = {0: "gpu", 1: "ibmnpu", 2: "switch", 255: "unknown"}
 
 _MAX_CPU = 1 << 16  # no machine has more CPUs; a bigger "CPU id" is garbage, not a reason to build a huge set
 
@@ -71,27 +71,29 @@ class NvmlTopology:
 # --------------------------------------------------------------------------- CPU lists
 
 
-def cpu_list(cpus: Any) -> str:
+def cpu_list(cpus: object) -> str:
     """``[0, 1, 2, 5]`` -> ``"0-2,5"``, the kernel's cpulist form; non-CPU entries are left out."""
     if not isinstance(cpus, (list, tuple, set, frozenset)):
         return ""
     ids = sorted({cpu for cpu in cpus if isinstance(cpu, int) and not isinstance(cpu, bool) and 0 <= cpu < _MAX_CPU})
     ranges: list[str] = []
-    start = previous = None
-    for cpu in ids + [None]:
-        if start is not None and cpu == previous + 1:
+    start = previous = -2  # no run yet
+    for cpu in ids:
+        if cpu == previous + 1:
             previous = cpu
             continue
-        if start is not None:
+        if start >= 0:
             ranges.append(str(start) if start == previous else f"{start}-{previous}")
         start = previous = cpu
+    if start >= 0:
+        ranges.append(str(start) if start == previous else f"{start}-{previous}")
     return ",".join(ranges)
 
 
 _CPU_RANGE = re.compile(r"(\d{1,6})(?:-(\d{1,6}))?")
 
 
-def parse_cpu_list(text: Any) -> set[int]:
+def parse_cpu_list(text: object) -> set[int]:
     """``"0-13,28-41"`` -> the CPU ids; anything that is not wholly such a list gives an empty set."""
     if not isinstance(text, str):
         return set()
@@ -111,25 +113,23 @@ def parse_cpu_list(text: Any) -> set[int]:
 # --------------------------------------------------------------------------- NVML record -> topology
 
 
-def _port(record: Any) -> NvLinkPort | None:
+def _port(record: object) -> NvLinkPort | None:
     record = json_dict(record)
     link = json_int(record.get("link"))
     if link is None:
         return None
-    active = record.get("active")
     remote_type = record.get("remote_type")
-    if json_int(remote_type) is not None:
-        remote_type = REMOTE_TYPES.get(remote_type, "unknown")
+    remote_number = json_int(remote_type)
     return NvLinkPort(
         link=link,
-        active=active if isinstance(active, bool) else None,
+        active=json_bool(record.get("active")),
         version=json_int(record.get("version")),
         remote_bus_id=normalize_bus_id(record.get("remote_bus_id")),
-        remote_type=json_text(remote_type),
+        remote_type=REMOTE_TYPES.get(remote_number, "unknown") if remote_number is not None else json_text(remote_type),
     )
 
 
-def _gpu(record: dict[str, Any]) -> NvmlGpu | None:
+def _gpu(record: dict[str, object]) -> NvmlGpu | None:
     index = json_int(record.get("index"))
     if index is None:
         return None
@@ -156,7 +156,7 @@ def _gpu(record: dict[str, Any]) -> NvmlGpu | None:
         ports = [port for port in map(_port, links) if port is not None]
         gpu.nvlink = NvLinkState(ports=ports, source="nvml") if ports else None
     fabric = json_dict(json_dict(record.get("health")).get("fabric"))
-    gpu.fabric_state = FABRIC_STATES.get(json_int(fabric.get("state")))  # type: ignore[arg-type]
+    gpu.fabric_state = FABRIC_STATES.get(json_int(fabric.get("state")))
     return gpu
 
 
@@ -186,19 +186,17 @@ def _nvlink_path(a: NvmlGpu | None, b: NvmlGpu | None) -> str | None:
     return f"NV{switched}" if switched else None
 
 
-def nvml_topology(data: Any) -> NvmlTopology:
+def nvml_topology(data: object) -> NvmlTopology:
     """The topology NVML reported in the probe's record; an empty one for anything else."""
     topology = NvmlTopology()
     if not isinstance(data, dict) or json_dict(data.get("init")).get("ok") is not True:
         return topology
-    devices = data.get("devices") if isinstance(data.get("devices"), list) else []
-    for record in devices:
+    for record in json_list(data.get("devices")):
         gpu = _gpu(record) if isinstance(record, dict) else None
         if gpu is not None:
             topology.gpus.setdefault(gpu.index, gpu)
-    pairs = data.get("pairs") if isinstance(data.get("pairs"), list) else []
-    for record in pairs:
-        record = json_dict(record)
+    for raw in json_list(data.get("pairs")):
+        record = json_dict(raw)
         a, b = json_int(record.get("a")), json_int(record.get("b"))
         if a is None or b is None or a == b or (min(a, b), max(a, b)) in topology.pairs:
             continue
@@ -207,9 +205,9 @@ def nvml_topology(data: Any) -> NvmlTopology:
         pair = NvmlPair(a=a, b=b)
         pair.path = _nvlink_path(topology.gpu(a), topology.gpu(b)) or TOPOLOGY_PATHS.get(
             json_int(record.get("common_ancestor"))
-        )  # type: ignore[arg-type]
-        pair.p2p_read = P2P_STATUS.get(json_int(p2p.get("read")))  # type: ignore[arg-type]
-        pair.p2p_nvlink = P2P_STATUS.get(json_int(p2p.get("nvlink")))  # type: ignore[arg-type]
+        )
+        pair.p2p_read = P2P_STATUS.get(json_int(p2p.get("read")))
+        pair.p2p_nvlink = P2P_STATUS.get(json_int(p2p.get("nvlink")))
         if pair.path or pair.p2p_read or pair.p2p_nvlink:
             topology.pairs[(a, b)] = pair
     return topology

@@ -8,7 +8,6 @@ as the specification asks.
 from __future__ import annotations
 
 import re
-from typing import Any
 
 from gpudoctor.facts.model import OsRelease
 
@@ -28,7 +27,7 @@ def _unquote(raw: str) -> str:
     return value
 
 
-def parse_os_release_fields(text: Any) -> dict[str, str]:
+def parse_os_release_fields(text: object) -> dict[str, str]:
     """Every ``KEY=value`` of the file, unquoted; a later duplicate wins, as when the shell sources it."""
     fields: dict[str, str] = {}
     if not isinstance(text, str):
@@ -42,7 +41,7 @@ def parse_os_release_fields(text: Any) -> dict[str, str]:
     return fields
 
 
-def parse_os_release(text: Any) -> OsRelease:
+def parse_os_release(text: object) -> OsRelease:
     """Parse ``/etc/os-release`` into :class:`OsRelease`; empty values count as unknown."""
     fields = parse_os_release_fields(text)
     return OsRelease(

@@ -18,7 +18,7 @@ _BUS_ID = re.compile(
 )
 
 
-def normalize_bus_id(text: str | None) -> str | None:
+def normalize_bus_id(text: object) -> str | None:
     """``"00000000:2D:00.0"`` -> ``"0000:2d:00.0"``; ``None`` when it is no PCI address."""
     if not isinstance(text, str):
         return None

@@ -15,7 +15,7 @@ their JSON, and ``stopped_by`` says why the rest is missing.
 from __future__ import annotations
 
 import math
-from typing import Any
+from typing import Callable, TypeVar
 
 from gpudoctor.evidence.model import EvidenceItem
 from gpudoctor.facts.framework_model import ProbeRun
@@ -42,38 +42,40 @@ from gpudoctor.facts.smoke_model import (
     SmokeFacts,
 )
 
+Parsed = TypeVar("Parsed")
+
 _WORKLOAD_KEYS = ("devices", "matmul", "cnn", "bandwidth", "p2p", "allreduce")
 _STOPPED_BY = ("interrupt", "budget", "timeout")
 
 
-def _text(value: Any) -> str | None:
+def _text(value: object) -> str | None:
     """An error or a skip reason, verbatim (only trimmed and capped)."""
     return _str(value)
 
 
-def _nonnegative(value: Any) -> float | None:
+def _nonnegative(value: object) -> float | None:
     number = _float(value)
     return number if number is not None and number >= 0 else None
 
 
-def _count(value: Any) -> int | None:
+def _count(value: object) -> int | None:
     number = json_int(value)
     return number if number is not None and number >= 0 else None
 
 
-def _loss(value: Any) -> float | None:
+def _loss(value: object) -> float | None:
     """A loss value; NaN and infinities are not numbers a report can carry, so they are unknown."""
     number = _float(value)
     return number if number is not None and math.isfinite(number) else None
 
 
-def _records(value: Any) -> list[dict[str, Any]]:
+def _records(value: object) -> list[dict[str, object]]:
     if not isinstance(value, list):
         return []
     return [record for record in value[:MAX_ITEMS] if isinstance(record, dict)]
 
 
-def _device(record: dict[str, Any]) -> SmokeDevice | None:
+def _device(record: dict[str, object]) -> SmokeDevice | None:
     device_id = _str(record.get("id"))
     if device_id is None:
         return None
@@ -90,7 +92,7 @@ def _device(record: dict[str, Any]) -> SmokeDevice | None:
     )
 
 
-def _matmul(record: dict[str, Any]) -> MatmulResult | None:
+def _matmul(record: dict[str, object]) -> MatmulResult | None:
     device, dtype = _str(record.get("device")), _str(record.get("dtype"))
     if device is None or dtype is None:
         return None
@@ -106,7 +108,7 @@ def _matmul(record: dict[str, Any]) -> MatmulResult | None:
     )
 
 
-def _cnn(record: dict[str, Any]) -> CnnResult | None:
+def _cnn(record: dict[str, object]) -> CnnResult | None:
     device, precision = _str(record.get("device")), _str(record.get("precision"))
     if device is None or precision is None:
         return None
@@ -125,7 +127,7 @@ def _cnn(record: dict[str, Any]) -> CnnResult | None:
     )
 
 
-def _bandwidth(record: dict[str, Any]) -> BandwidthResult | None:
+def _bandwidth(record: dict[str, object]) -> BandwidthResult | None:
     device, direction, memory = _str(record.get("device")), _str(record.get("direction")), _str(record.get("memory"))
     if device is None or direction is None:
         return None
@@ -141,7 +143,7 @@ def _bandwidth(record: dict[str, Any]) -> BandwidthResult | None:
     )
 
 
-def _p2p(record: dict[str, Any]) -> P2pResult | None:
+def _p2p(record: dict[str, object]) -> P2pResult | None:
     src, dst = _str(record.get("src")), _str(record.get("dst"))
     if src is None or dst is None:
         return None
@@ -155,7 +157,7 @@ def _p2p(record: dict[str, Any]) -> P2pResult | None:
     )
 
 
-def _allreduce(value: Any) -> AllreduceResult | None:
+def _allreduce(value: object) -> AllreduceResult | None:
     if not isinstance(value, dict):
         return None
     return AllreduceResult(
@@ -174,11 +176,11 @@ def _allreduce(value: Any) -> AllreduceResult | None:
     )
 
 
-def _parsed(records: list[dict[str, Any]], parse: Any) -> list[Any]:
+def _parsed(records: list[dict[str, object]], parse: Callable[[dict[str, object]], Parsed | None]) -> list[Parsed]:
     return [result for result in (parse(record) for record in records) if result is not None]
 
 
-def _is_smoke_record(data: dict[str, Any]) -> bool:
+def _is_smoke_record(data: dict[str, object]) -> bool:
     return data.get("probe") == "smoke" or any(key in data for key in _WORKLOAD_KEYS)
 
 
@@ -186,7 +188,7 @@ def _interrupted(item: EvidenceItem) -> bool:
     return isinstance(item.error, str) and "interrupt" in item.error.lower()
 
 
-def smoke_run(item: EvidenceItem | None, data: Any) -> ProbeRun:
+def smoke_run(item: EvidenceItem | None, data: object) -> ProbeRun:
     """How the smoke run went; what arrived stays usable even when it was cut short."""
     if item is None:
         return ProbeRun(status="not_collected")
@@ -214,7 +216,7 @@ def smoke_run(item: EvidenceItem | None, data: Any) -> ProbeRun:
     return run
 
 
-def _record_from_timed_out(item: EvidenceItem) -> Any:
+def _record_from_timed_out(item: EvidenceItem) -> dict[str, object] | None:
     """A timed-out run's stdout, if the probe got to print its record before it was stopped."""
     shown = EvidenceItem(name=item.name, kind=item.kind, text=item.text)
     return _probe_json(shown)
@@ -251,7 +253,11 @@ def parse_smoke(item: EvidenceItem | None) -> SmokeFacts:
         return facts
     devices = _parsed(_records(data.get("devices")), _device)
     seen: set[str] = set()
-    facts.devices = [d for d in devices if not (d.id in seen or seen.add(d.id))]  # first of each id
+    facts.devices = []
+    for device in devices:  # the first of each id
+        if device.id not in seen:
+            seen.add(device.id)
+            facts.devices.append(device)
     facts.matmul = _parsed(_records(data.get("matmul")), _matmul)
     facts.cnn = _parsed(_records(data.get("cnn")), _cnn)
     facts.bandwidth = _parsed(_records(data.get("bandwidth")), _bandwidth)

@@ -37,7 +37,7 @@ The JSON contract (``probe_version`` 1)::
 
 Progress while it runs: lines on the probe's stderr of the form
 ``@@gpudoctor-progress {"stage": "matmul", "detail": "cuda:0 fp16", "done": 3, "total": 12}``
-(written by ``_probe_common.progress``); the parent draws them, everything else on stderr is log.
+(written by ``gpudoctor/probes/_probe_common.py``'s ``progress``); the parent draws them, everything else on stderr is log.
 
 ``None`` means not measured; a workload that could not run has ``skipped`` (budget, unsupported
 dtype, no second GPU...) or ``error`` (it raised: the text, verbatim).
@@ -49,8 +49,9 @@ from dataclasses import dataclass, field
 
 from gpudoctor.facts.framework_model import ProbeRun, PythonTarget
 
-SMOKE_FILE = "smoke.json"
-PROGRESS_PREFIX = "@@gpudoctor-progress "
+# The protocol's constants have their one home in gpudoctor.probes.protocol; named here for this model's readers.
+from gpudoctor.probes.protocol import PROGRESS_PREFIX as PROGRESS_PREFIX
+from gpudoctor.probes.protocol import SMOKE_FILE as SMOKE_FILE
 
 
 @dataclass

@@ -8,7 +8,6 @@ accepts any value: a snapshot may be hand-written, old or damaged.
 from __future__ import annotations
 
 import re
-from typing import Any
 
 from gpudoctor.facts.model import PciDevice
 from gpudoctor.facts.pci_address import normalize_bus_id
@@ -16,7 +15,7 @@ from gpudoctor.facts.pci_address import normalize_bus_id
 _HEX = re.compile(r"^(?:0[xX])?([0-9a-fA-F]+)$")
 
 
-def _hex_digits(value: Any) -> str | None:
+def _hex_digits(value: object) -> str | None:
     """The lower-case hex digits of sysfs's "0x10de"-style values, or None."""
     if not isinstance(value, str):
         return None
@@ -24,7 +23,7 @@ def _hex_digits(value: Any) -> str | None:
     return match.group(1).lower() if match else None
 
 
-def _hex(value: Any, digits: int) -> str | None:
+def _hex(value: object, digits: int) -> str | None:
     """sysfs's "0x10de" as lspci's "10de" (the first ``digits`` digits)."""
     number = _hex_digits(value)
     if number is None or len(number) < digits:
@@ -32,7 +31,7 @@ def _hex(value: Any, digits: int) -> str | None:
     return number[:digits]
 
 
-def _class_code(value: Any) -> str | None:
+def _class_code(value: object) -> str | None:
     """Class "0x030000" as lspci's "0300".
 
     The class register is class/subclass/prog-if; lspci's class code, which the
@@ -45,7 +44,7 @@ def _class_code(value: Any) -> str | None:
     return number.zfill(6)[:4]
 
 
-def _int(value: Any) -> int | None:
+def _int(value: object) -> int | None:
     if isinstance(value, bool):
         return None
     if isinstance(value, int):
@@ -59,13 +58,13 @@ def _int(value: Any) -> int | None:
     return None
 
 
-def _text(value: Any) -> str | None:
+def _text(value: object) -> str | None:
     if not isinstance(value, str):
         return None
     return value.strip() or None
 
 
-def _device(record: Any) -> PciDevice | None:
+def _device(record: object) -> PciDevice | None:
     if not isinstance(record, dict):
         return None
     address = _text(record.get("address"))
@@ -94,7 +93,7 @@ def _device(record: Any) -> PciDevice | None:
     )
 
 
-def parse_pci_devices_json(data: Any) -> list[PciDevice]:
+def parse_pci_devices_json(data: object) -> list[PciDevice]:
     """The devices of a ``scan_pci`` record (``{"devices": [...]}``, or the bare list).
 
     Records without an address are dropped; any other field that is missing or

@@ -11,8 +11,8 @@ TensorFlow itself wrote count: a line must have a TensorFlow log line's shape
 from __future__ import annotations
 
 import re
-from typing import Any
 
+from gpudoctor.evidence import sniff
 from gpudoctor.facts.framework_model import TensorflowLog
 
 MAX_LINES = 100
@@ -61,25 +61,18 @@ _GPU_RELATED = re.compile(
     re.IGNORECASE,
 )
 # Only for sniffing a lone pasted file: strings no other source writes.
-_TF_MARKER = re.compile(
-    r"Could not load dynamic library '|Could not dlopen library '|Cannot dlopen some GPU libraries"
-    r"|Loaded runtime CuDNN library|tensorflow/(?:core|stream_executor|compiler|tsl|python)/\S+\.(?:cc|py):\d+"
-    r"|gpu_device\.cc:\d+\]|dso_loader\.cc:\d+\]|cudart_stub\.cc:\d+\]|^(?:WARNING|INFO|ERROR):tensorflow:"
-    r"|This TensorFlow binary is optimized|Created device /job:localhost",
-    re.MULTILINE,
-)
 
 
-def is_tensorflow_log(text: Any) -> bool:
+def is_tensorflow_log(text: object) -> bool:
     """Whether a lone pasted text is a TensorFlow log (its own fixed strings, not a user's prints)."""
-    return isinstance(text, str) and _TF_MARKER.search(text[:200_000]) is not None
+    return isinstance(text, str) and sniff.is_tensorflow_log(text)
 
 
 def _is_tensorflow_line(line: str) -> bool:
     return _LOG_SHAPE.search(line) is not None or _TF_MESSAGE.search(line) is not None
 
 
-def parse_tensorflow_log(text: Any) -> TensorflowLog:
+def parse_tensorflow_log(text: object) -> TensorflowLog:
     """The GPU-library facts of a TensorFlow log; an empty :class:`TensorflowLog` when it says nothing of them."""
     log = TensorflowLog()
     if not isinstance(text, str):

@@ -8,15 +8,32 @@ print.  A pasted ``topo -m`` alone (``check --from topo.txt``) still gives a use
 
 from __future__ import annotations
 
-from typing import Any
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
-from gpudoctor.facts.model import GpuInfo
-from gpudoctor.facts.topology_model import GpuPair, MachineTopology, Nic, PcieLink, TopoGpu, nvlink_count
+from gpudoctor.evidence.keys import EvidenceKey
+from gpudoctor.facts.json_values import json_dict
+from gpudoctor.facts.model import GpuInfo, PciDevice
+from gpudoctor.facts.nvml_topology import NvmlTopology, cpu_list, nvml_topology
+from gpudoctor.facts.topology_model import (
+    GpuPair,
+    MachineTopology,
+    Nic,
+    NvLinkState,
+    P2PMatrix,
+    PcieLink,
+    TopoGpu,
+    TopoMatrix,
+    nvlink_count,
+)
+
+if TYPE_CHECKING:
+    from gpudoctor.facts.facts import Facts
 
 PCI_NEAR = ("PIX", "PXB")
 
 
-def fabric_manager_state(text: Any) -> str | None:
+def fabric_manager_state(text: object) -> str | None:
     """``systemctl show nvidia-fabricmanager --property=LoadState,ActiveState,SubState`` in one word."""
     if not isinstance(text, str):
         return None
@@ -42,7 +59,7 @@ def form_factor(name: str | None) -> str | None:
     return "pcie" if "PCIE" in upper or upper.endswith(" NVL") else None
 
 
-def _pcie_from_gpuinfo(gpu: Any, source: str) -> PcieLink | None:
+def _pcie_from_gpuinfo(gpu: GpuInfo | None, source: str) -> PcieLink | None:
     if gpu is None or all(
         getattr(gpu, f) is None for f in ("pcie_gen_current", "pcie_gen_max", "pcie_width_current", "pcie_width_max")
     ):
@@ -56,7 +73,7 @@ def _pcie_from_gpuinfo(gpu: Any, source: str) -> PcieLink | None:
     )
 
 
-def _pcie_from_pci(device: Any) -> PcieLink | None:
+def _pcie_from_pci(device: PciDevice | None) -> PcieLink | None:
     from gpudoctor.kb.gpu_specs import pcie_gen_for_speed
 
     if device is None:
@@ -85,28 +102,80 @@ def _fill_link(link: PcieLink, other: PcieLink | None) -> PcieLink:
     return link
 
 
-def _nvml_by_bus(facts: Any) -> dict[str, Any]:
-    return {gpu.bus_id: gpu for gpu in facts.nvml.gpus if gpu.bus_id} if facts.nvml.init_ok else {}
+# The sources the merged view reads, in the order ``MachineTopology.sources`` names them.
+TOPOLOGY_SOURCES = (
+    EvidenceKey.NVML,
+    EvidenceKey.NVIDIA_SMI_TOPO,
+    EvidenceKey.NVIDIA_SMI_P2P,
+    EvidenceKey.NVIDIA_SMI_NVLINK,
+    EvidenceKey.NVIDIA_SMI_XML,
+    EvidenceKey.PCI_DEVICES,
+    EvidenceKey.LSPCI,
+    EvidenceKey.CPU_TOPOLOGY,
+    EvidenceKey.FABRIC_MANAGER,
+)
 
 
-def build_topology(facts: Any) -> MachineTopology:
+@dataclass
+class TopologySources:
+    """Everything the merged view is built from, already parsed."""
+
+    gpus: list[GpuInfo] = field(default_factory=list)  # the merged GPU inventory
+    nvml_gpus: list[GpuInfo] = field(default_factory=list)  # NVML's GPUs, when NVML initialised
+    pci_devices: list[PciDevice] = field(default_factory=list)
+    pci_gpus: list[PciDevice] = field(default_factory=list)
+    matrix: TopoMatrix | None = None  # nvidia-smi topo -m
+    p2p: P2PMatrix | None = None  # nvidia-smi topo -p2p r
+    nvlinks: dict[int, NvLinkState] = field(default_factory=dict)  # nvidia-smi nvlink -s
+    nvml: NvmlTopology = field(default_factory=NvmlTopology)
+    cpu_topology: dict[str, object] = field(default_factory=dict)  # cpu-topology.json
+    fabric_manager: str | None = None  # fabricmanager.txt
+    sources: list[str] = field(default_factory=list)  # the sources that said anything
+
+
+def topology_sources(facts: Facts) -> TopologySources:
+    """What the merged view needs, read from one run's facts and evidence."""
+    evidence = facts.evidence
+    return TopologySources(
+        gpus=list(facts.gpus),
+        nvml_gpus=list(facts.nvml.gpus) if facts.nvml.init_ok else [],
+        pci_devices=list(facts.pci_devices),
+        pci_gpus=list(facts.pci_gpus),
+        matrix=facts.topology,
+        p2p=facts.topology_p2p,
+        nvlinks=facts.nvlink_status,
+        nvml=nvml_topology(evidence.json(EvidenceKey.NVML.value)),
+        cpu_topology=json_dict(evidence.json(EvidenceKey.CPU_TOPOLOGY.value)),
+        fabric_manager=evidence.text(EvidenceKey.FABRIC_MANAGER.value),
+        sources=[
+            key.value
+            for key in TOPOLOGY_SOURCES
+            if evidence.get(key.value) is not None and (evidence.text(key.value) or "").strip()
+        ],
+    )
+
+
+def build_topology(facts: Facts) -> MachineTopology:
     """The merged view; never raises on missing evidence (an empty topology is a valid answer)."""
-    from gpudoctor.facts.nvml_topology import nvml_topology
+    return merge_topology(topology_sources(facts))
 
+
+def merge_topology(given: TopologySources) -> MachineTopology:
+    """The one ``MachineTopology`` from its parsed sources (see the module's precedence rules)."""
     topo = MachineTopology()
-    matrix = facts.topology
-    p2p = facts.topology_p2p
-    nvlinks = facts.nvlink_status
-    nvml = nvml_topology(facts.evidence.json("nvml.json"))
-    pci = {device.address: device for device in facts.pci_devices}
-    nvml_gpus = _nvml_by_bus(facts)
+    matrix = given.matrix
+    p2p = given.p2p
+    nvlinks = given.nvlinks
+    nvml = given.nvml
+    pci = {device.address: device for device in given.pci_devices}
+    nvml_gpus = {gpu.bus_id: gpu for gpu in given.nvml_gpus if gpu.bus_id}
 
-    inventory = list(facts.gpus)
+    inventory = list(given.gpus)
     if not inventory and not (matrix is not None and matrix.gpus):
         # No driver answered: sysfs (or a pasted lspci block) still knows each GPU's PCIe link.
         inventory = [
             GpuInfo(index=position, name=device.description, bus_id=device.address)
-            for position, device in enumerate(facts.pci_gpus)
+            for position, device in enumerate(given.pci_gpus)
         ]
     indices = [gpu.index for gpu in inventory if gpu.index is not None]
     if not indices and matrix is not None:
@@ -180,10 +249,8 @@ def build_topology(facts: Any) -> MachineTopology:
                         nic.nearest_gpus.append(gpu.index)
             topo.nics.append(nic)
 
-    cpu = facts.evidence.json("cpu-topology.json")
-    if isinstance(cpu, dict):
-        from gpudoctor.facts.nvml_topology import cpu_list
-
+    cpu = given.cpu_topology
+    if cpu:
         nodes = cpu.get("numa_nodes")
         if isinstance(nodes, dict):
             topo.numa_nodes = {
@@ -196,23 +263,9 @@ def build_topology(facts: Any) -> MachineTopology:
             and all(isinstance(c, int) and not isinstance(c, bool) for c in allowed)
         ):
             topo.process_cpus = cpu_list(allowed)
-    topo.nvswitches = sum(1 for device in facts.pci_devices if device.is_nvswitch)
-    topo.fabric_manager = fabric_manager_state(facts.evidence.text("fabricmanager.txt"))
-    topo.sources = [
-        name
-        for name in (
-            "nvml.json",
-            "nvidia-smi-topo-m.txt",
-            "nvidia-smi-topo-p2p-r.txt",
-            "nvidia-smi-nvlink-s.txt",
-            "nvidia-smi-q-x.xml",
-            "pci-devices.json",
-            "lspci.txt",
-            "cpu-topology.json",
-            "fabricmanager.txt",
-        )
-        if facts.evidence.get(name) is not None and (facts.evidence.text(name) or "").strip()
-    ]
+    topo.nvswitches = sum(1 for device in given.pci_devices if device.is_nvswitch)
+    topo.fabric_manager = fabric_manager_state(given.fabric_manager)
+    topo.sources = list(given.sources)
     return topo
 
 

@@ -8,7 +8,7 @@ tags are ever chosen: a Dockerfile whose ``FROM`` tag does not exist fails on it
 ``choose_cuda_image`` picks the base image for a driver and the CUDA a framework build needs,
 preferring a release the driver runs natively (nvidia-smi's "CUDA Version" >= the image's
 major.minor, so the container toolkit's ``NVIDIA_REQUIRE_CUDA`` check passes) over one it runs only
-through minor-version compatibility.  It refuses with ``GenerationRefused(reason, nearest)``.
+through minor-version compatibility.  It refuses with ``KnowledgeRefused(reason, nearest)``.
 Everything here is pure and never raises on junk (only that refusal).
 """
 
@@ -20,7 +20,9 @@ from dataclasses import dataclass
 from typing import Any
 
 from gpudoctor.kb.driver_cuda import driver_runs_cuda, max_cuda_for_driver, min_driver_for_cuda
-from gpudoctor.kb.loading import _load
+from gpudoctor.kb.errors import KnowledgeRefused
+from gpudoctor.kb.loading import _load, as_dict, as_list
+from gpudoctor.kb.versions import cuda_key as _version_key
 from gpudoctor.kb.versions import parse_cuda_version, parse_driver_version
 
 DOCKER_FILE = "docker_cuda.json"
@@ -53,19 +55,12 @@ class CudaImage:
 # --------------------------------------------------------------------------- data
 
 
-def _version_key(text: str) -> tuple[int, int, int]:
-    parsed = parse_cuda_version(text)
-    if parsed is None:
-        return (0, 0, 0)
-    return parsed[0], parsed[1], parsed[2] or 0
-
-
 def _tags_of_row(row: dict[str, Any]) -> list[tuple[str, str, str]]:
     """(os, flavor token, short tag) for every published tag of a row."""
     version = row.get("cuda")
-    os_list = row.get("os") if isinstance(row.get("os"), list) else []
-    flavors = row.get("flavors") if isinstance(row.get("flavors"), list) else []
-    by_os = row.get("flavors_by_os") if isinstance(row.get("flavors_by_os"), dict) else {}
+    os_list = as_list(row.get("os"))
+    flavors = as_list(row.get("flavors"))
+    by_os = as_dict(row.get("flavors_by_os"))
     out = []
     for os in os_list:
         here = by_os.get(os, flavors)
@@ -105,7 +100,7 @@ def _all_images() -> tuple[CudaImage, ...]:
             image = _image_from_tag(short, confidence, sources, eol)
             if image is not None:
                 images.append(image)
-        seen = row.get("also_seen") if isinstance(row.get("also_seen"), dict) else {}
+        seen = as_dict(row.get("also_seen"))
         seen_sources = tuple(str(s) for s in seen.get("sources") or ())
         for short in seen.get("tags") or ():
             image = _image_from_tag(str(short), "secondary", seen_sources, eol)
@@ -205,11 +200,8 @@ def image_tag(cuda: str, flavor: str, os: str, cudnn: bool = False) -> str | Non
 # --------------------------------------------------------------------------- choosing
 
 
-def _refuse(reason: str, nearest: str | None = None) -> Exception:
-    # Imported here: the generators' contract module is not needed by the rest of the knowledge base.
-    from gpudoctor.generate.model import GenerationRefused
-
-    return GenerationRefused(reason, nearest)
+def _refuse(reason: str, nearest: str | None = None) -> KnowledgeRefused:
+    return KnowledgeRefused(reason, nearest)
 
 
 def _describe(image: CudaImage) -> str:
@@ -299,7 +291,7 @@ def choose_cuda_image(
     newest CUDA the driver runs).  ``driver_version`` None: no driver known, the newest published
     release.  ``os`` None: ubuntu24.04, else ubuntu22.04 (older Ubuntu last).  The result's
     ``why`` says what was chosen and why, ``compat`` how the driver runs it.  Raises
-    ``GenerationRefused`` when no published image fits, with the nearest that does.
+    ``KnowledgeRefused`` when no published image fits, with the nearest that does.
     """
     split = _split_flavor(flavor, cudnn)
     if split is None:

@@ -117,7 +117,7 @@ def _mvc_rows() -> dict[int, dict[str, Any]]:
     return rows
 
 
-def mvc_floor(cuda_major: int, platform: str = "linux") -> str | None:
+def mvc_floor(cuda_major: int | float | str, platform: str = "linux") -> str | None:
     """The oldest driver that runs *any* CUDA ``cuda_major``.x release under minor-version
     compatibility: 11 -> 450.80.02, 12 -> 525.60.13, 13 -> 580.65.06 (Linux).  ``None`` for
     majors without minor-version compatibility (10.x and older) or where it is not confirmed."""
@@ -212,23 +212,24 @@ def driver_runs_cuda(driver_version: str, cuda: str, platform: str = "linux") ->
     if floor is not None:
         sources += tuple(s for s in _mvc_rows()[major].get("sources", ()) if s not in sources)
     where = "Windows" if column == "windows_min" else "Linux"
-    common = {
-        "driver": driver_text,
-        "cuda": cuda_text,
-        "platform": platform_name,
-        "needs_driver": full_text,
-        "mvc_floor": floor_text,
-        "driver_max_cuda": max_cuda,
-        "sources": sources,
-    }
+
+    def verdict(status: str, message: str) -> DriverCudaVerdict:
+        return DriverCudaVerdict(
+            status,
+            driver_text,
+            cuda_text,
+            platform_name,
+            needs_driver=full_text,
+            mvc_floor=floor_text,
+            driver_max_cuda=max_cuda,
+            message=message,
+            sources=sources,
+        )
 
     if full_min is not None and driver >= full_min:
-        return DriverCudaVerdict(
+        return verdict(
             "native",
-            message=(
-                f"Driver {driver_text} fully supports CUDA {cuda_text} (it needs at least {full_text} on {where})."
-            ),
-            **common,
+            f"Driver {driver_text} fully supports CUDA {cuda_text} (it needs at least {full_text} on {where}).",
         )
     if floor is not None and driver >= floor:
         if full_min is None:
@@ -244,13 +245,9 @@ def driver_runs_cuda(driver_version: str, cuda: str, platform: str = "linux") ->
                 f"compatibility (any {major}.x runtime works on a driver >= {floor_text})."
             )
         upgrade = f" Upgrade the driver to {full_text} or newer for full support." if full_text else ""
-        return DriverCudaVerdict("minor_version_compat", message=f"{lead} {_MVC_LIMITS}{upgrade}", **common)
+        return verdict("minor_version_compat", f"{lead} {_MVC_LIMITS}{upgrade}")
     if full_min is None and floor is None:
-        return DriverCudaVerdict(
-            "unknown",
-            message=f"No {where} driver minimum is known for CUDA {cuda_text}.",
-            **common,
-        )
+        return verdict("unknown", f"No {where} driver minimum is known for CUDA {cuda_text}.")
     if full_text and floor_text and full_min == floor:
         needs = f"it needs {full_text} or newer, the oldest driver for any CUDA {major}.x"
     elif full_text and floor_text:
@@ -270,4 +267,4 @@ def driver_runs_cuda(driver_version: str, cuda: str, platform: str = "linux") ->
         )
     else:
         message += " Install a newer driver."
-    return DriverCudaVerdict("too_old", message=message, **common)
+    return verdict("too_old", message)

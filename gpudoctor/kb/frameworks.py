@@ -9,7 +9,6 @@ are re-exported here so callers can ``from gpudoctor.kb.frameworks import ...`` 
 from __future__ import annotations
 
 import functools
-import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -28,7 +27,7 @@ from gpudoctor.kb.torch_wheels import (
     torch_variant,
     wheel_driver_floor,
 )
-from gpudoctor.kb.versions import parse_driver_version
+from gpudoctor.kb.versions import parse_driver_version, release_tuple
 
 __all__ = [
     "ArchCoverage",
@@ -75,12 +74,8 @@ class CudnnMajor:
 
 
 def _version_tuple(text: object) -> tuple[int, ...] | None:
-    if not isinstance(text, str) or len(text) > 40:
-        return None
-    match = re.fullmatch(r"\s*(\d{1,3})(?:\.(\d{1,3}))?(?:\.(\d{1,4}))?(?:\.\d{1,4})?\s*", text)
-    if not match:
-        return None
-    return tuple(int(part) for part in match.groups(default="0"))
+    """A cuDNN release as major, minor, patch (``"9"`` -> ``(9, 0, 0)``); junk -> None."""
+    return release_tuple(text, 3) or None
 
 
 @functools.lru_cache(maxsize=None)
@@ -214,11 +209,8 @@ def jax_cuda_extra(
     driver = parse_driver_version(driver_version)
     if driver is None or os_name not in ("linux", "wsl"):
         return None
-    ccs = [
-        parse_compute_capability(cc)
-        for cc in (compute_capabilities if not isinstance(compute_capabilities, str) else [compute_capabilities])
-    ]
-    ccs = [cc for cc in ccs if cc is not None]
+    given = compute_capabilities if not isinstance(compute_capabilities, str) else [compute_capabilities]
+    ccs = [cc for cc in (parse_compute_capability(item) for item in given) if cc is not None]
     for extra in jax_extras():
         minimum = parse_compute_capability(extra.min_compute_capability)
         if minimum is not None and any(cc < minimum for cc in ccs):

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import functools
 import re
+from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
@@ -50,7 +51,7 @@ class GpuCapability:
     truncated_name: bool = False  # nvidia-smi cut the name; all rows it could be agree
     note: str | None = None
 
-    def __iter__(self):  # ``cc, arch = compute_capability_for_name(...)``
+    def __iter__(self) -> Iterator[str]:  # ``cc, arch = compute_capability_for_name(...)``
         return iter((self.compute_capability, self.architecture))
 
     def to_dict(self) -> dict[str, Any]:

@@ -17,7 +17,7 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
-from gpudoctor.kb.loading import _load
+from gpudoctor.kb.loading import _load, as_list
 
 HEALTH_FILE = "health_limits.json"
 _TOKEN_RE = re.compile(r"[a-z0-9]+")
@@ -51,7 +51,7 @@ def _limits() -> dict[str, HealthLimit]:
         value = row.get("value")
         if not isinstance(value, (int, float, bool)) and value is not None:
             continue
-        sources = row.get("sources") if isinstance(row.get("sources"), list) else []
+        sources = as_list(row.get("sources"))
 
         def text(key: str, row: dict[str, Any] = row) -> str | None:
             return row.get(key) if isinstance(row.get(key), str) else None

@@ -18,12 +18,9 @@ from typing import Any
 
 from gpudoctor.kb.loading import _packages_data
 from gpudoctor.kb.python_versions import format_python, parse_python_version, python_in_range
+from gpudoctor.kb.versions import version_key as _version_key
 
 __all__ = ["JaxChoice", "JaxRelease", "choose_jax", "jax_release", "jax_releases", "jax_releases_matching"]
-
-
-def _version_key(text: str) -> tuple[int, ...]:
-    return tuple(int(part) for part in text.split(".") if part.isdigit())
 
 
 @dataclass(frozen=True)

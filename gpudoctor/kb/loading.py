@@ -41,13 +41,24 @@ DESCRIPTIONS = {
 # --------------------------------------------------------------------------- loading
 
 
+def as_list(value: object) -> list[Any]:
+    """A JSON value that should be an array; anything else reads as empty."""
+    return value if isinstance(value, list) else []
+
+
+def as_dict(value: object) -> dict[str, Any]:
+    """A JSON value that should be an object; anything else reads as empty."""
+    return value if isinstance(value, dict) else {}
+
+
 @functools.lru_cache(maxsize=None)
 def _load(filename: str) -> dict[str, Any]:
     """One data file, parsed once (importlib.resources, so it works from a wheel or zip)."""
     from importlib import resources
 
     text = resources.files("gpudoctor.kb").joinpath("data").joinpath(filename).read_text(encoding="utf-8")
-    return json.loads(text)
+    # json.loads is typed Any: every data file is a JSON object at the top (tests/kb checks each one).
+    return as_dict(json.loads(text))
 
 
 def _driver_data() -> dict[str, Any]:
@@ -92,7 +103,7 @@ def _count_rows(data: dict[str, Any], stem: str) -> dict[str, int]:
     if stem == "gpu_compute_capability":
         return {"gpus": size(data.get("gpus"))}
     if stem == "pytorch":
-        releases = data.get("releases") if isinstance(data.get("releases"), list) else []
+        releases = as_list(data.get("releases"))
         variants = sum(size(row.get("variants")) for row in releases if isinstance(row, dict))
         return {"releases": len(releases), "variants": variants}
     if stem == "tensorflow":
@@ -100,8 +111,8 @@ def _count_rows(data: dict[str, Any], stem: str) -> dict[str, int]:
     if stem == "cudnn":
         return {"majors": size(data.get("majors"))}
     if stem == "python_gpu_packages":
-        jax = data.get("jax") if isinstance(data.get("jax"), dict) else {}
-        cupy = data.get("cupy") if isinstance(data.get("cupy"), dict) else {}
+        jax = as_dict(data.get("jax"))
+        cupy = as_dict(data.get("cupy"))
         return {
             "jax_extras": size(jax.get("extras")),
             "jax_releases": size(jax.get("releases")),
@@ -116,7 +127,7 @@ def _count_rows(data: dict[str, Any], stem: str) -> dict[str, int]:
     if stem == "health_limits":
         return {"limits": size(data.get("limits"))}
     if stem == "docker_cuda":
-        raw = data.get("rows") if isinstance(data.get("rows"), list) else []
+        raw = as_list(data.get("rows"))
         rows = [row for row in raw if isinstance(row, dict)]
         published = sum(1 for row in rows if row.get("confidence") == "published")
         return {"cuda_releases": len(rows), "published": published, "secondary": len(rows) - published}

@@ -16,7 +16,7 @@ from typing import Any
 from gpudoctor.kb.loading import _tf_data
 from gpudoctor.kb.python_versions import format_python, parse_python_version, python_in_range
 from gpudoctor.kb.torch_wheels import driver_meets_wheel_floor, normalize_os, wheel_driver_floor
-from gpudoctor.kb.versions import parse_cuda_version, parse_driver_version
+from gpudoctor.kb.versions import parse_cuda_version, parse_driver_version, release_tuple
 
 WINDOWS_REASON = "TensorFlow ≥ 2.11 has no GPU support on native Windows; use WSL2"
 _VERSION_RE = re.compile(r"\s*v?(\d{1,2})\.(\d{1,3})(?:\.\d{1,4})?(?:[-.]?(?:rc|dev|post)\d*)?\s*", re.IGNORECASE)
@@ -82,7 +82,7 @@ def tf_releases() -> tuple[TfRelease, ...]:
                 python_note=_text(raw, "python_note"),
             )
         )
-    releases.sort(key=lambda r: tuple(int(x) for x in re.findall(r"\d+", r.version)[:3]), reverse=True)
+    releases.sort(key=lambda r: release_tuple(r.version, 3), reverse=True)
     return tuple(releases)
 
 
@@ -170,7 +170,9 @@ def choose_tensorflow(
     if os_name is None:
         return TfChoice("no_wheel", reasons=(f"unknown operating system {str(os)[:40]!r}",))
 
-    driver = driver_version.strip() if parse_driver_version(driver_version) else None
+    driver = (
+        driver_version.strip() if isinstance(driver_version, str) and parse_driver_version(driver_version) else None
+    )
     python = format_python(parse_python_version(python_version))
     releases = list(tf_releases())
     own = tf_release(tf_version) if tf_version else None
@@ -255,10 +257,7 @@ def choose_tensorflow(
 
 
 def _newer(a: TfRelease, b: TfRelease) -> bool:
-    def key(r: TfRelease) -> tuple[int, ...]:
-        return tuple(int(x) for x in re.findall(r"\d+", r.version)[:3])
-
-    return key(a) > key(b)
+    return release_tuple(a.version, 3) > release_tuple(b.version, 3)
 
 
 def _driver_target(release: TfRelease, os_name: str) -> str | None:

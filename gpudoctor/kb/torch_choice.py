@@ -24,26 +24,33 @@ the fixtures are in ``tests/unit/test_kb_frameworks.py``.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, replace
 from typing import Any
 
-from gpudoctor.kb.arch_coverage import ArchCoverage, arch_list_covers, lowest_and_highest, parse_compute_capability
-from gpudoctor.kb.driver_cuda import min_driver_for_cuda
+from gpudoctor.kb.arch_coverage import arch_list_covers, parse_compute_capability
 from gpudoctor.kb.python_versions import format_python, parse_python_version
+from gpudoctor.kb.torch_verdicts import (
+    Context,
+    Verdict,
+    coverage_clause,
+    driver_clause,
+    driver_need,
+    gpu_reasons,
+    python_clause,
+    unknown_need,
+    verdict_for,
+)
 from gpudoctor.kb.torch_wheels import (
     TorchRelease,
     TorchVariant,
     _driver_platform,
-    driver_branch_floor,
-    driver_meets_wheel_floor,
-    driver_runs_natively,
     normalize_machine,
     normalize_os,
     torch_release,
     torch_releases,
     wheel_driver_floor,
 )
-from gpudoctor.kb.versions import parse_cuda_version, parse_driver_version
+from gpudoctor.kb.versions import cuda_key, parse_driver_version, release_tuple
 
 
 @dataclass(frozen=True)
@@ -86,88 +93,20 @@ class WheelChoice:
         }
 
 
-@dataclass
-class _Verdict:
-    release: TorchRelease
-    variant: TorchVariant
-    python_ok: bool | None
-    driver_ok: bool | None
-    native: bool | None
-    windows_ok: bool | None  # a Windows wheel exists (always True off Windows)
-    on_windows: bool = False
-    coverage: dict[str, ArchCoverage] = field(default_factory=dict)
-    arch_known: bool = True
-    # Every GPU is covered by some verified list of this platform: only then may an unverified list stand in.
-    plausible: bool = True
-
-    @property
-    def covers_all(self) -> bool | None:
-        """True when every GPU is covered, False when one is not, None when the list is unknown."""
-        if not self.coverage:
-            return True
-        if not self.arch_known:
-            return None
-        return all(c.status in ("sass", "ptx") for c in self.coverage.values())
-
-    @property
-    def ptx_blocked(self) -> bool:
-        """A GPU covered only by PTX, and a driver known not to run this CUDA natively."""
-        return self.native is False and any(c.status == "ptx" for c in self.coverage.values())
-
-    def qualifies(self, *, strict: bool, ignore_python: bool = False, ignore_driver: bool = False) -> bool:
-        if not ignore_python and self.python_ok is False:
-            return False
-        if not ignore_driver and (self.driver_ok is False or self.ptx_blocked):
-            return False
-        covers = self.covers_all
-        if covers is False or (covers is None and (strict or not self.plausible)):
-            return False
-        return not (self.windows_ok is False or (self.windows_ok is None and strict and self.on_windows))
-
-
-@dataclass(frozen=True)
-class _Context:
-    os: str  # linux / windows / wsl
-    machine: str
-    driver: str | None
-    python: str | None
-    ccs: tuple[str, ...]
-
-    @property
-    def wheel_os(self) -> str:
-        return "windows" if self.os == "windows" else "linux"
-
-
-def _verdict(release: TorchRelease, variant: TorchVariant, ctx: _Context) -> _Verdict:
-    arch_list = variant.arch_list_for(ctx.wheel_os, ctx.machine)
-    coverage = {cc: arch_list_covers(arch_list, cc) for cc in ctx.ccs} if arch_list is not None else {}
-    return _Verdict(
-        release=release,
-        variant=variant,
-        python_ok=release.supports_python(ctx.python) if ctx.python else None,
-        driver_ok=driver_meets_wheel_floor(ctx.driver, variant.cuda, ctx.os) if ctx.driver else None,
-        native=driver_runs_natively(ctx.driver, variant.cuda, ctx.os) if ctx.driver else None,
-        windows_ok=variant.windows if ctx.os == "windows" else True,
-        on_windows=ctx.os == "windows",
-        coverage=coverage if arch_list is not None else {cc: ArchCoverage("unknown") for cc in ctx.ccs},
-        arch_known=arch_list is not None,
-    )
-
-
 def _cuda_key(variant: TorchVariant) -> tuple[int, int]:
-    parsed = parse_cuda_version(variant.cuda)
-    return (parsed[0], parsed[1]) if parsed else (0, 0)
+    key = cuda_key(variant.cuda)
+    return key[0], key[1]
 
 
-def _best(candidates: list[_Verdict]) -> _Verdict:
-    def rank(v: _Verdict) -> tuple[int, tuple[int, int], bool]:
+def _best(candidates: list[Verdict]) -> Verdict:
+    def rank(v: Verdict) -> tuple[int, tuple[int, int], bool]:
         native = 2 if v.native is True else 1 if v.native is None else 0
         return native, _cuda_key(v.variant), v.variant.variant == v.release.default_pypi_linux_x86_64
 
     return max(candidates, key=rank)
 
 
-def _pick(table: list[list[_Verdict]], **flags: bool) -> _Verdict | None:
+def _pick(table: list[list[Verdict]], **flags: bool) -> Verdict | None:
     for strict in (True, False):
         for verdicts in table:
             candidates = [v for v in verdicts if v.qualifies(strict=strict, **flags)]
@@ -176,67 +115,13 @@ def _pick(table: list[list[_Verdict]], **flags: bool) -> _Verdict | None:
     return None
 
 
-def _driver_need(variant: TorchVariant, ctx: _Context) -> str | None:
-    platform = _driver_platform(ctx.os)
-    parsed = parse_cuda_version(variant.cuda)
-    if parsed is None or platform is None:
-        return None
-    return min_driver_for_cuda(f"{parsed[0]}.{parsed[1]}", platform) or wheel_driver_floor(variant.cuda, ctx.os)
-
-
-def _coverage_clause(verdict: _Verdict, ctx: _Context) -> list[str]:
-    where = "Windows" if ctx.os == "windows" else f"Linux {ctx.machine}"
-    if not ctx.ccs:
-        return ["GPU compute capability unknown: arch coverage not checked"]
-    if not verdict.arch_known:
-        return [f"its {where} arch list is not verified, so coverage of {', '.join(ctx.ccs)} is unchecked"]
-    clauses = []
-    for cc, coverage in verdict.coverage.items():
-        if coverage.status == "sass":
-            clauses.append(f"it has SASS for compute capability {cc} (via {coverage.via})")
-        elif coverage.status == "ptx":
-            clauses.append(
-                f"it covers compute capability {cc} only with PTX ({coverage.via}), JIT-compiled by the driver"
-            )
-    return clauses
-
-
-def _driver_clause(verdict: _Verdict, ctx: _Context) -> str:
-    variant = verdict.variant
-    parsed = parse_cuda_version(variant.cuda)
-    major = parsed[0] if parsed else None
-    floor = wheel_driver_floor(variant.cuda, ctx.os)
-    need = _driver_need(variant, ctx)
-    if not ctx.driver:
-        floor_text = f" (CUDA {major}.x wheels need {floor} or newer)" if floor else ""
-        return f"driver version unknown: not checked{floor_text}"
-    if verdict.native:
-        return f"driver {ctx.driver} runs CUDA {variant.cuda} natively"
-    if floor:
-        full = f"; full CUDA {variant.cuda} support needs {need}" if need else ""
-        return f"driver {ctx.driver} runs CUDA {major}.x wheels through minor-version compatibility (>= {floor}){full}"
-    branch = driver_branch_floor(major) if major is not None else None
-    return (
-        f"driver {ctx.driver} is on branch R{branch} or newer, which CUDA {major}.x needs (exact minimum not confirmed)"
-    )
-
-
-def _python_clause(verdict: _Verdict, ctx: _Context) -> str:
-    release = verdict.release
-    if not ctx.python:
-        return "Python version unknown: not checked"
-    if verdict.python_ok is None:
-        return f"Python {ctx.python}: torch {release.torch}'s Python range is not known"
-    return f"Python {ctx.python} is supported (torch {release.torch}: {release.python_min}-{release.python_max})"
-
-
 def _ok(
-    choice: _Verdict,
-    ctx: _Context,
+    choice: Verdict,
+    ctx: Context,
     kept: bool,
     python_note: str | None,
     upgrade: str | None,
-    limited_by: _Verdict | None,
+    limited_by: Verdict | None,
 ) -> WheelChoice:
     release, variant = choice.release, choice.variant
     lead = (
@@ -244,12 +129,12 @@ def _ok(
         if kept
         else f"torch {release.torch} {variant.variant} (CUDA {variant.cuda}) is the newest wheel that fits"
     )
-    reasons = [lead, *_coverage_clause(choice, ctx), _driver_clause(choice, ctx), _python_clause(choice, ctx)]
+    reasons = [lead, *coverage_clause(choice, ctx), driver_clause(choice, ctx), python_clause(choice, ctx)]
     if ctx.os == "windows":
         reasons.append("a Windows wheel exists" if variant.windows else "a Windows wheel is not verified")
     if limited_by is not None:
         target = limited_by.variant
-        need = upgrade or _unknown_need(target, ctx)
+        need = upgrade or unknown_need(target, ctx)
         if limited_by.release.torch == release.torch:
             reasons.append(f"its {target.variant} wheel (CUDA {target.cuda}) would need driver {need}")
         else:
@@ -266,25 +151,15 @@ def _ok(
     )
 
 
-def _unknown_need(variant: TorchVariant, ctx: _Context) -> str:
-    parsed = parse_cuda_version(variant.cuda)
-    branch = driver_branch_floor(parsed[0]) if parsed else None
-    return f"R{branch} or newer (exact minimum not confirmed)" if branch else "newer than this one (minimum unknown)"
-
-
 def _no_wheel(reasons: list[str], python_note: str | None = None, upgrade: str | None = None) -> WheelChoice:
     return WheelChoice(status="no_wheel", reasons=tuple(reasons), python_note=python_note, upgrade_driver_to=upgrade)
 
 
 def _release_after(a: TorchRelease, b: TorchRelease) -> bool:
-    def key(release: TorchRelease) -> tuple[int, int]:
-        major, _, minor = release.torch.partition(".")
-        return int(major), int(minor)
-
-    return key(a) > key(b)
+    return release_tuple(a.torch, 2) > release_tuple(b.torch, 2)
 
 
-def _python_note(chosen: _Verdict | None, free: _Verdict | None, ctx: _Context) -> str | None:
+def _python_note(chosen: Verdict | None, free: Verdict | None, ctx: Context) -> str | None:
     """Say so when Python held the choice back (or blocked it)."""
     if free is None or not ctx.python or free.python_ok is not False:
         return None  # without the Python limit the same (or an equally fitting) choice is made
@@ -301,37 +176,6 @@ def _python_note(chosen: _Verdict | None, free: _Verdict | None, ctx: _Context) 
         f"Python {ctx.python} holds you at torch {chosen.release.torch}: torch {wanted.torch} needs {span}. "
         f"Use a Python in that range for newer releases."
     )
-
-
-def _gpu_reasons(table: list[list[_Verdict]], ctx: _Context) -> list[str]:
-    """Why no variant covers the GPUs (ignoring Python and driver): too old, too new or in between."""
-    reasons = []
-    lists = [v.variant.arch_list_for(ctx.wheel_os, ctx.machine) for row in table for v in row]
-    known = [item for item in lists if item is not None]
-    for cc in ctx.ccs:
-        if any(arch_list_covers(item, cc).status in ("sass", "ptx") for item in known):
-            continue
-        spans = [lowest_and_highest(item) for item in known]
-        spans = [span for span in spans if span is not None]
-        parsed = parse_compute_capability(cc)
-        if not spans or parsed is None:
-            reasons.append(f"no wheel known here has verified kernels for compute capability {cc}")
-            continue
-        lowest = min(span[0] for span in spans)
-        highest = max(span[1] for span in spans)
-        if parsed < lowest:
-            reasons.append(
-                f"the GPU (compute capability {cc}) is older than every PyTorch CUDA wheel known here "
-                f"(oldest architecture {lowest[0]}.{lowest[1]}): build from source or use an older framework"
-            )
-        elif parsed > highest:
-            reasons.append(
-                f"the GPU (compute capability {cc}) is newer than every PyTorch CUDA wheel known here "
-                f"(newest architecture {highest[0]}.{highest[1]}): try a nightly build"
-            )
-        else:
-            reasons.append(f"no PyTorch CUDA wheel known here has kernels for compute capability {cc}")
-    return reasons
 
 
 def _clean_ccs(compute_capabilities: object) -> tuple[tuple[str, ...], list[str]]:
@@ -385,15 +229,17 @@ def choose_torch_wheel(
         return _no_wheel([f"no PyTorch CUDA wheels for {os_name} on {str(machine)[:40]!r}"])
 
     ccs, ignored = _clean_ccs(compute_capabilities)
-    driver = driver_version.strip() if parse_driver_version(driver_version) else None
+    driver = (
+        driver_version.strip() if isinstance(driver_version, str) and parse_driver_version(driver_version) else None
+    )
     python = format_python(parse_python_version(python_version))
-    ctx = _Context(os=os_name, machine=arch, driver=driver, python=python, ccs=ccs)
+    ctx = Context(os=os_name, machine=arch, driver=driver, python=python, ccs=ccs)
 
     releases = list(torch_releases())
     own = torch_release(torch_version) if torch_version else None
     if own is not None:
         releases = [own] + [r for r in releases if r.torch != own.torch]
-    table = [[_verdict(release, variant, ctx) for variant in release.variants] for release in releases]
+    table = [[verdict_for(release, variant, ctx) for variant in release.variants] for release in releases]
     # An unverified arch list may stand in only for GPUs some verified list of this platform covers
     # (a Kepler 3.5 GPU must not be sent to a wheel nobody checked just because every checked one fails).
     known_lists = [v.variant.arch_list_for(ctx.wheel_os, ctx.machine) for row in table for v in row]
@@ -417,10 +263,11 @@ def choose_torch_wheel(
             chosen.variant.variant,
         ):
             limited = free_driver
-            upgrade = _driver_need(free_driver.variant, ctx) if _driver_platform(ctx.os) else None
-            if upgrade is not None and parse_driver_version(upgrade) is not None and driver is not None:
-                if parse_driver_version(upgrade) <= parse_driver_version(driver):
-                    upgrade = None  # the newer variant was held back by something other than the driver floor
+            upgrade = driver_need(free_driver.variant, ctx) if _driver_platform(ctx.os) else None
+            needed = parse_driver_version(upgrade) if upgrade is not None else None
+            current = parse_driver_version(driver) if driver is not None else None
+            if needed is not None and current is not None and needed <= current:
+                upgrade = None  # the newer variant was held back by something other than the driver floor
         kept = own is not None and chosen.release.torch == own.torch
         choice = _ok(chosen, ctx, kept, python_note, upgrade, limited)
         if own is not None and not kept:
@@ -430,19 +277,19 @@ def choose_torch_wheel(
     reasons: list[str] = []
     upgrade = None
     if free_driver is not None:
-        upgrade = _driver_need(free_driver.variant, ctx)
+        upgrade = driver_need(free_driver.variant, ctx)
         floor = wheel_driver_floor(free_driver.variant.cuda, ctx.os)
         reasons.append(
             f"driver {driver} is too old for every PyTorch CUDA wheel that fits this machine: torch "
             f"{free_driver.release.torch} {free_driver.variant.variant} needs "
-            f"{upgrade or _unknown_need(free_driver.variant, ctx)}"
+            f"{upgrade or unknown_need(free_driver.variant, ctx)}"
             + (f" (at least {floor} through minor-version compatibility)" if floor and floor != upgrade else "")
         )
     if python_note is None and free_python is not None and chosen is None:
         python_note = _python_note(None, free_python, ctx)
     both_free = _pick(table, ignore_python=True, ignore_driver=True)
     if both_free is None:
-        reasons.extend(_gpu_reasons(table, ctx))
+        reasons.extend(gpu_reasons(table, ctx))
         if ctx.os == "windows" and not reasons:
             reasons.append("no Windows CUDA wheel known here fits this machine")
     elif free_driver is None and free_python is None:

@@ -22,7 +22,7 @@ import shlex
 from dataclasses import dataclass
 from typing import Any
 
-from gpudoctor.kb.loading import _load
+from gpudoctor.kb.loading import _load, as_dict, as_list
 
 XID_FILE = "xid.json"
 SEVERITIES = ("problem", "warning", "info")
@@ -95,13 +95,12 @@ def _rows() -> dict[int, dict[str, Any]]:
 
 
 def _commands(names: object, gpu: str) -> tuple[tuple[tuple[str, ...], ...], tuple[str, ...]]:
-    table = _data().get("commands")
-    table = table if isinstance(table, dict) else {}
+    table = as_dict(_data().get("commands"))
     argvs: list[tuple[str, ...]] = []
     reasons: list[str] = []
     for name in names if isinstance(names, list) else []:
-        entry = table.get(name) if isinstance(name, str) else None
-        argv = entry.get("argv") if isinstance(entry, dict) else None
+        entry = as_dict(table.get(name)) if isinstance(name, str) else {}
+        argv = entry.get("argv")
         if not isinstance(argv, list) or not argv or not all(isinstance(arg, str) for arg in argv):
             continue
         argvs.append(tuple(arg.replace(GPU_PLACEHOLDER, gpu) for arg in argv))
@@ -121,12 +120,12 @@ def xid_info(code: object, gpu: object = None) -> XidInfo | None:
     """
     number = _as_code(code)
     row = _rows().get(number) if number is not None else None
-    if row is None:
+    if number is None or row is None:
         return None
     argvs, reasons = _commands(row.get("commands"), _gpu_text(gpu))
-    category = row.get("category") if row.get("category") in CATEGORIES else "unknown"
-    severity = row.get("severity") if row.get("severity") in SEVERITIES else "warning"
-    sources = row.get("sources") if isinstance(row.get("sources"), list) else []
+    category = str(row.get("category")) if row.get("category") in CATEGORIES else "unknown"
+    severity = str(row.get("severity")) if row.get("severity") in SEVERITIES else "warning"
+    sources = as_list(row.get("sources"))
     return XidInfo(
         code=number,
         meaning=_text(row.get("meaning")) or f"Xid {number}",

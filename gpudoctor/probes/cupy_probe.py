@@ -10,16 +10,21 @@ Keys added to the common contract::
     "error"            the first CUDA error one of those calls raised ("CUDARuntimeError: cudaErrorNoDevice: ...")
 """
 
-import sys
+from __future__ import annotations
 
-import _probe_common as common
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING or __package__:
+    from . import _probe_common as common
+else:
+    import _probe_common as common
 
 
-def _is_cupy(key):
+def _is_cupy(key: str) -> bool:
     return key == "cupy" or key.startswith(("cupy-cuda", "cupy-rocm"))
 
 
-def _device(runtime, index, errors):
+def _device(runtime: Any, index: int, errors: dict[str, str]) -> dict[str, Any]:
     props = common.guarded(errors, "device %d" % index, lambda: runtime.getDeviceProperties(index))
     if not isinstance(props, dict):
         return {"index": index, "name": None, "capability": None, "total_memory": None}
@@ -35,8 +40,9 @@ def _device(runtime, index, errors):
     }
 
 
-def body(cupy, probe):
-    doc, errors = probe.doc, {}
+def body(cupy: Any, probe: common.Probe) -> None:
+    doc = probe.doc
+    errors: dict[str, str] = {}
     doc["version"] = getattr(cupy, "__version__", None)
     runtime = common.guarded(errors, "runtime", lambda: cupy.cuda.runtime)
     doc["runtime_version"] = doc["driver_version"] = doc["device_count"] = None
@@ -50,7 +56,7 @@ def body(cupy, probe):
     probe.errors.update(errors)
 
 
-def main():
+def main() -> None:
     # The dist's name says the CUDA major it was built for: cupy-cuda12x, cupy-cuda11x, cupy-cuda102...
     found = sorted(common.distributions_matching(_is_cupy))
     candidates = [key for key in found if key != "cupy"] + ["cupy"]
@@ -59,4 +65,4 @@ def main():
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    main()

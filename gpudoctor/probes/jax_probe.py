@@ -14,29 +14,34 @@ Keys added to the common contract::
                        error of asking for jax.devices('cuda') / ('rocm').
 """
 
-import os
-import sys
+from __future__ import annotations
 
-import _probe_common as common
+import os
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING or __package__:
+    from . import _probe_common as common
+else:
+    import _probe_common as common
 
 # JAX logs "Unable to initialize backend 'cuda': ..." at INFO level: keep those records.
 INFO_LOGGERS = ("jax._src.xla_bridge",)
 
 
-def _is_plugin(key):
+def _is_plugin(key: str) -> bool:
     return key.startswith(("jax-cuda", "jax-rocm", "jax-tpu"))
 
 
-def _jaxlib_version(errors):
-    def read():
-        import jaxlib
+def _jaxlib_version(errors: dict[str, str]) -> str | None:
+    def read() -> str | None:
+        import importlib
 
+        # jaxlib is as untyped here as the framework itself: its version is whatever it says.
+        jaxlib: Any = importlib.import_module("jaxlib")
         version = getattr(jaxlib, "__version__", None)
         if version is None:
-            import jaxlib.version
-
-            version = jaxlib.version.__version__
-        return version
+            version = importlib.import_module("jaxlib.version").__version__
+        return None if version is None else str(version)
 
     version = common.guarded(errors, "jaxlib_version", read)
     if version is None:
@@ -44,7 +49,7 @@ def _jaxlib_version(errors):
     return version
 
 
-def _recorded_backend_errors(platforms):
+def _recorded_backend_errors(platforms: str) -> list[str]:
     try:
         from jax._src import xla_bridge
     except Exception:  # noqa: BLE001 - a private module; other releases may move it
@@ -55,7 +60,7 @@ def _recorded_backend_errors(platforms):
     return ["%s: %s" % (name, error) for name, error in recorded.items() if name != "tpu" or "tpu" in platforms]
 
 
-def _gpu_expected(platforms, plugins):
+def _gpu_expected(platforms: str, plugins: dict[str, str | None]) -> bool:
     if any(word in platforms for word in ("cuda", "gpu", "rocm")):
         return True
     if any(key.startswith(("jax-cuda", "jax-rocm")) for key in plugins):
@@ -65,10 +70,10 @@ def _gpu_expected(platforms, plugins):
     )
 
 
-def body(jax, probe):
+def body(jax: Any, probe: common.Probe) -> None:
     doc, errors = probe.doc, probe.errors
     platforms = os.environ.get("JAX_PLATFORMS", os.environ.get("JAX_PLATFORM_NAME", "")).lower()
-    backend_errors = []
+    backend_errors: list[str] = []
     doc["version"] = getattr(jax, "__version__", None)
     doc["jaxlib_version"] = _jaxlib_version(errors)
     doc["plugins"] = common.guarded(errors, "plugins", lambda: common.distributions_matching(_is_plugin), {})
@@ -77,7 +82,7 @@ def body(jax, probe):
     except Exception as exc:  # noqa: BLE001 - JAX_PLATFORMS=cuda with a broken CUDA raises here
         doc["default_backend"] = None
         backend_errors.append(common.error_text(exc))
-    devices = common.guarded(errors, "devices", lambda: jax.devices(), [])
+    devices: list[Any] | None = common.guarded(errors, "devices", lambda: list(jax.devices()), [])
     doc["devices"] = [
         {
             "id": getattr(d, "id", None),
@@ -96,10 +101,10 @@ def body(jax, probe):
     doc["backend_errors"] = common.unique(backend_errors)
 
 
-def main():
+def main() -> None:
     probe = common.Probe("jax", "jax", candidates=("jax",), conda_names=("jax",), info_loggers=INFO_LOGGERS)
     common.run(probe, body)
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    main()

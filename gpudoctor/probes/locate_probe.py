@@ -6,16 +6,22 @@ One interpreter answering for the frameworks a machine doesn't have costs a frac
 per framework, and leaves the CPU to the probe that is importing something heavy.
 """
 
+from __future__ import annotations
+
 import json
 import os
 import sys
+from typing import TYPE_CHECKING, Any
 
-import _probe_common as common
+if TYPE_CHECKING or __package__:
+    from . import _probe_common as common
+else:
+    import _probe_common as common
 
 
-def main(names):
+def main(names: list[str]) -> None:
     common.drop_probes_dir_from_path()
-    answers = {}
+    answers: dict[str, dict[str, Any] | None] = {}
     for name in names:
         try:
             answers[name] = common.absent_record(name)

@@ -12,10 +12,15 @@ arrive in ``log_lines``.  Keys added to the common contract::
     "gpus_listed"      true when tf.config.list_physical_devices('GPU') ran (then an empty "gpus" means none)
 """
 
-import os
-import sys
+from __future__ import annotations
 
-import _probe_common as common
+import os
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING or __package__:
+    from . import _probe_common as common
+else:
+    import _probe_common as common
 
 # Every distribution that installs the ``tensorflow`` module; the first one found names the install, and any
 # other one present is listed under "also_installed" (two of them in one environment overwrite each other).
@@ -34,15 +39,15 @@ DISTRIBUTIONS = (
 )
 
 
-def _keras_version():
+def _keras_version() -> str | None:
     versions = common.distributions_matching(lambda key: key in ("keras", "tf-keras"))
     return versions.get("keras") or versions.get("tf-keras")
 
 
-def _gpus(tf, doc, errors):
+def _gpus(tf: Any, doc: dict[str, Any], errors: dict[str, str]) -> list[dict[str, Any]]:
     devices = common.guarded(errors, "gpus", lambda: tf.config.list_physical_devices("GPU"))
     doc["gpus_listed"] = devices is not None
-    gpus = []
+    gpus: list[dict[str, Any]] = []
     for device in devices or []:
         details = common.guarded(errors, "device_details", lambda: tf.config.experimental.get_device_details(device))  # noqa: B023 - called at once, inside the loop
         if isinstance(details, dict):
@@ -57,7 +62,7 @@ def _gpus(tf, doc, errors):
     return gpus
 
 
-def body(tf, probe):
+def body(tf: Any, probe: common.Probe) -> None:
     doc, errors = probe.doc, probe.errors
     doc["version"] = common.guarded(errors, "version", lambda: getattr(tf, "__version__", None) or tf.version.VERSION)
     doc["keras_version"] = common.guarded(errors, "keras_version", _keras_version)
@@ -67,7 +72,7 @@ def body(tf, probe):
     doc["gpus"] = _gpus(tf, doc, errors)
 
 
-def main():
+def main() -> None:
     # Evidence is the same whoever runs the probe: the caller sets this too.
     os.environ["TF_CPP_MIN_LOG_LEVEL"] = "0"
     probe = common.Probe(
@@ -81,4 +86,4 @@ def main():
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    main()

@@ -21,12 +21,17 @@ Keys added to the common contract::
     "nccl"                 "2.21.5" or null
 """
 
-import sys
+from __future__ import annotations
 
-import _probe_common as common
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING or __package__:
+    from . import _probe_common as common
+else:
+    import _probe_common as common
 
 
-def _arch_list(torch, errors):
+def _arch_list(torch: Any, errors: dict[str, str]) -> list[str]:
     flags = getattr(getattr(torch, "_C", None), "_cuda_getArchFlags", None)
     if flags is not None:
         value = common.guarded(errors, "arch_list", flags)
@@ -35,7 +40,7 @@ def _arch_list(torch, errors):
     return list(value or [])
 
 
-def _cuda_init_error(torch, probe):
+def _cuda_init_error(torch: Any, probe: common.Probe) -> str | None:
     try:
         torch.cuda.init()
     except BaseException as exc:  # noqa: BLE001  # noqa: BLE001 - this failure is what we came for
@@ -46,8 +51,8 @@ def _cuda_init_error(torch, probe):
     return None
 
 
-def _devices(torch, count, errors):
-    devices = []
+def _devices(torch: Any, count: int | None, errors: dict[str, str]) -> list[dict[str, Any]]:
+    devices: list[dict[str, Any]] = []
     for index in range(count or 0):
         props = common.guarded(errors, "device %d" % index, lambda: torch.cuda.get_device_properties(index))  # noqa: B023 - called at once, inside the loop
         if props is None:
@@ -68,8 +73,8 @@ def _devices(torch, count, errors):
     return devices
 
 
-def _nccl(torch, errors):
-    def version():
+def _nccl(torch: Any, errors: dict[str, str]) -> str | None:
+    def version() -> str:
         import torch.cuda.nccl as nccl
 
         value = nccl.version()
@@ -82,7 +87,7 @@ def _nccl(torch, errors):
     return common.guarded(errors, "nccl", version)
 
 
-def body(torch, probe):
+def body(torch: Any, probe: common.Probe) -> None:
     doc, errors = probe.doc, probe.errors
     build = getattr(torch, "version", None)
     doc["version"] = common.guarded(errors, "version", lambda: str(torch.__version__))
@@ -103,10 +108,10 @@ def body(torch, probe):
     doc["nccl"] = _nccl(torch, errors) if doc["cuda"] else None
 
 
-def main():
+def main() -> None:
     probe = common.Probe("torch", "torch", candidates=("torch",), conda_names=("pytorch",))
     common.run(probe, body)
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    main()

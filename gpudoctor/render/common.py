@@ -1,8 +1,10 @@
-"""What every renderer agrees on: area order and names, counts wording, text of a finding.
+"""What every renderer agrees on: counts wording, the machine's phrases, text of a finding.
 
-Kept here so the terminal, Markdown and JUnit outputs group, name and count
-things identically.  Standard library only: importing a renderer must stay cheap
-(the terminal's plain path in particular must never pull in rich).
+Kept here so the terminal, Markdown and JUnit outputs name and count things
+identically; area titles and order come from the areas table (``gpudoctor.areas``),
+the grouping and the next step from the results layer.  Standard library only:
+importing a renderer must stay cheap (the terminal's plain path in particular must
+never pull in rich).
 """
 
 from __future__ import annotations
@@ -11,29 +13,17 @@ import json
 from collections.abc import Iterable
 from typing import Any
 
-from gpudoctor.results import CheckResult, Finding, Report, Severity, Status
-
-# Built-in areas, in the order a person debugging a GPU machine reads them:
-# bottom of the stack (the bus) first, then upwards.  Unknown areas (plugins)
-# come after, titled by their own area string.
-AREA_TITLES: dict[str, str] = {
-    "pci": "PCI bus",
-    "driver": "NVIDIA driver",
-    "nvml": "NVML",
-    "gpus": "GPUs",
-    "cuda": "CUDA toolkit",
-    "cudnn": "cuDNN",
-    "devices": "Device nodes",
-    "environment": "Environment",
-    "frameworks": "Frameworks (target Python)",
-    "pytorch": "PyTorch",
-    "tensorflow": "TensorFlow",
-    "jax": "JAX",
-    "cupy": "CuPy",
-    "smoke": "Smoke test (real workloads)",
-    "gates": "Preflight gates",
-    "collection": "Evidence collection",
-}
+from gpudoctor.results import (
+    CheckResult,
+    Finding,
+    GpuRecord,
+    MachineSummary,
+    NextStep,
+    Report,
+    ReportSource,
+    Severity,
+    Status,
+)
 
 # Order of statuses in summaries (and the JSON counts object).
 STATUS_ORDER: tuple[Status, ...] = (
@@ -66,36 +56,6 @@ _WORST_RANK: dict[Status, int] = {
 NEEDS_ROOT = "(needs root)"
 
 
-def area_title(area: str) -> str:
-    return AREA_TITLES.get(area, area)
-
-
-def group_by_area(results: Iterable[CheckResult]) -> list[tuple[str, list[CheckResult]]]:
-    """Results grouped by area: known areas in their fixed order, then the rest
-    in order of first appearance; checks keep their run order within an area."""
-    groups: dict[str, list[CheckResult]] = {}
-    for result in results:
-        groups.setdefault(result.area, []).append(result)
-    known = [a for a in AREA_TITLES if a in groups]
-    unknown = [a for a in groups if a not in AREA_TITLES]
-    return [(area, groups[area]) for area in known + unknown]
-
-
-def next_step(report) -> tuple[CheckResult, Finding] | None:
-    """The fix to do first: the first problem (else warning) with a fix, reading the stack bottom-up.
-
-    Area order is the order in which things depend on each other (bus, driver, NVML, ...), so the
-    first fixable finding is usually the cause of the findings after it.
-    """
-    for wanted in (Severity.PROBLEM, Severity.WARNING):
-        for _, results in group_by_area(report.results):
-            for result in results:
-                for finding in result.findings:
-                    if finding.severity is wanted and finding.fix is not None:
-                        return result, finding
-    return None
-
-
 def worst_status(results: Iterable[CheckResult]) -> Status:
     statuses = [r.status for r in results]
     if not statuses:
@@ -114,7 +74,7 @@ def summary_counts_text(report: Report) -> str:
     return ", ".join(parts)
 
 
-def source_description(source: dict[str, Any]) -> str:
+def source_description(source: ReportSource) -> str:
     kind = source.get("kind")
     if kind == "live":
         return "live machine"
@@ -124,12 +84,13 @@ def source_description(source: dict[str, Any]) -> str:
     return str(kind) if kind else "unknown source"
 
 
-def gpu_names_text(gpus: list[Any]) -> str:
+def gpu_names_text(gpus: list[GpuRecord]) -> str:
     """'2 GPUs (2x NVIDIA A100-SXM4-80GB)' (identical names folded together)."""
     if not gpus:
         return "no NVIDIA GPUs"
     names: dict[str, int] = {}
     for gpu in gpus:
+        # A report read back from JSON may hold anything here: show it rather than fail.
         name = str(gpu.get("name") or "unknown GPU") if isinstance(gpu, dict) else str(gpu)
         names[name] = names.get(name, 0) + 1
     noun = "GPU" if len(gpus) == 1 else "GPUs"
@@ -137,7 +98,7 @@ def gpu_names_text(gpus: list[Any]) -> str:
     return f"{len(gpus)} {noun} ({listed})"
 
 
-def machine_summary_parts(machine: dict[str, Any]) -> list[str]:
+def machine_summary_parts(machine: MachineSummary) -> list[str]:
     """Short phrases about the machine, for whichever keys are present."""
     parts = []
     if "gpus" in machine and isinstance(machine["gpus"], list):
@@ -149,7 +110,7 @@ def machine_summary_parts(machine: dict[str, Any]) -> list[str]:
     return parts
 
 
-def system_summary_parts(machine: dict[str, Any]) -> list[str]:
+def system_summary_parts(machine: MachineSummary) -> list[str]:
     parts = []
     if machine.get("os"):
         parts.append(str(machine["os"]))
@@ -160,6 +121,11 @@ def system_summary_parts(machine: dict[str, Any]) -> list[str]:
         version = f" {python['version']}" if python.get("version") else ""
         parts.append(f"Python{version} at {python['executable']}")
     return parts
+
+
+def next_step_headline(step: NextStep) -> str:
+    """'Reseat the card ... (TOPO001)': the fix to do first and the check that asks for it."""
+    return f"{step.fix.summary} ({step.code})"
 
 
 def compact_json(value: Any) -> str:

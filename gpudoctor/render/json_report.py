@@ -15,12 +15,15 @@ import gpudoctor
 from gpudoctor.render.common import STATUS_ORDER, worst_status
 from gpudoctor.results import Report
 
-SCHEMA_VERSION = 1
+# 2: "next_step" (the fix to do first, or null) and "internal_errors" (gpudoctor's own failures
+# outside the checks, such as a plugin that failed to import) were added.
+SCHEMA_VERSION = 2
 SCHEMA_RESOURCE = "report.schema.json"
 
 
 def report_to_dict(report: Report, exit_code: int) -> dict[str, Any]:
     counts = report.counts()
+    step = report.next_step()
     return {
         "schema_version": SCHEMA_VERSION,
         # Read at call time (not imported once) so tests can pin the version.
@@ -32,6 +35,8 @@ def report_to_dict(report: Report, exit_code: int) -> dict[str, Any]:
             "exit_code": int(exit_code),
             "worst": worst_status(report.results).value,
         },
+        "next_step": step.to_dict() if step is not None else None,
+        "internal_errors": list(report.internal_errors),
         "results": [result.to_dict() for result in report.results],
         "sections": dict(report.sections),
     }
@@ -48,4 +53,5 @@ def load_schema() -> dict[str, Any]:
     from importlib import resources
 
     text = resources.files("gpudoctor.render").joinpath(SCHEMA_RESOURCE).read_text(encoding="utf-8")
-    return json.loads(text)
+    schema: dict[str, Any] = json.loads(text)  # JSON: a document of our own, shaped as its tests hold it
+    return schema

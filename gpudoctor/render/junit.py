@@ -3,7 +3,8 @@
 One ``<testsuite>`` per area, one ``<testcase>`` per check.  Problems are
 failures, crashed checks are errors (a gpudoctor bug, not a verdict), checks
 with nothing to judge are skipped.  Warnings pass, with their findings in
-``<system-out>``, unless ``--fail-on warning`` asks for them to fail too.
+``<system-out>``, unless ``--fail-on warning`` asks for them to fail too.  The
+report's next step is a ``<properties>`` block on the suite of its check's area.
 Built with ElementTree so every attribute and text is escaped properly; the
 attributes used are those of the Jenkins xUnit plugin's junit-10.xsd.
 """
@@ -13,8 +14,8 @@ from __future__ import annotations
 import re
 import xml.etree.ElementTree as ET
 
-from gpudoctor.render.common import finding_text_lines, group_by_area, shown_findings
-from gpudoctor.results import CheckResult, Report, Status
+from gpudoctor.render.common import finding_text_lines, next_step_headline, shown_findings
+from gpudoctor.results import CheckResult, NextStep, Report, Status, group_by_area
 
 # Characters XML 1.0 cannot carry at all (not even escaped): ANSI escapes or NULs
 # captured from a tool's output would otherwise make the whole file unreadable.
@@ -65,11 +66,21 @@ def _testcase(parent: ET.Element, area: str, result: CheckResult, *, warnings_as
     return "passed"
 
 
+def _next_step_properties(suite: ET.Element, step: NextStep) -> None:
+    properties = ET.SubElement(suite, "properties")
+    ET.SubElement(properties, "property", {"name": "gpudoctor.next_step", "value": _xml_text(next_step_headline(step))})
+    for command in step.fix.commands:
+        ET.SubElement(properties, "property", {"name": "gpudoctor.next_step.command", "value": _xml_text(command)})
+
+
 def render_junit(report: Report, *, warnings_as_failures: bool = False) -> str:
     root = ET.Element("testsuites", {"name": "gpudoctor"})
     totals = {"tests": 0, "failure": 0, "error": 0, "skipped": 0, "time": 0.0}
+    step = report.next_step()
     for area, results in group_by_area(report.results):
         suite = ET.SubElement(root, "testsuite", {"name": _xml_text(area)})
+        if step is not None and any(r.code == step.code for r in results):
+            _next_step_properties(suite, step)
         outcomes = [_testcase(suite, area, r, warnings_as_failures=warnings_as_failures) for r in results]
         time = sum(r.duration_s for r in results)
         suite.set("tests", str(len(results)))

@@ -13,15 +13,24 @@ import re
 from typing import Any
 
 import gpudoctor
+from gpudoctor.areas import area_title
 from gpudoctor.evidence.redact import redact as redact_text
 from gpudoctor.render.common import (
     NEEDS_ROOT,
-    area_title,
-    group_by_area,
+    next_step_headline,
     source_description,
     summary_counts_text,
 )
-from gpudoctor.results import CheckResult, Finding, Report, Severity, Status
+from gpudoctor.results import (
+    CheckResult,
+    Finding,
+    GpuRecord,
+    MachineSummary,
+    Report,
+    Severity,
+    Status,
+    group_by_area,
+)
 
 STATUS_CELLS: dict[Status, str] = {
     Status.OK: "✅ ok",
@@ -41,8 +50,9 @@ def render_markdown(report: Report, *, redact: bool = True) -> str:
         f"gpudoctor {gpudoctor.__version__} — {source_description(report.source)}",
         "",
     ]
-    parts += _machine_section(report.machine or {})
+    parts += _machine_section(report.machine)
     parts += [f"**Summary:** {summary_counts_text(report)}", ""]
+    parts += _next_step_section(report)
     parts += _checks_table(report)
     parts += _findings_section(report)
     parts += _data_section(report)
@@ -74,15 +84,25 @@ def fenced(body: str, info: str = "") -> list[str]:
     return [fence + info, *body.rstrip("\n").splitlines(), fence]
 
 
-def _machine_section(machine: dict[str, Any]) -> list[str]:
+def _next_step_section(report: Report) -> list[str]:
+    step = report.next_step()
+    if step is None:
+        return []
+    lines = [f"**Next step:** {_inline(next_step_headline(step))}", ""]
+    if step.fix.commands:
+        lines += [*fenced("\n".join(step.fix.commands), "sh"), ""]
+    return lines
+
+
+def _machine_section(machine: MachineSummary) -> list[str]:
     if not machine:
         return []
     lines = ["## Machine", ""]
     shown = set()
-    for key, label in (("os", "OS"), ("kernel", "Kernel")):
-        if machine.get(key):
-            lines.append(f"- **{label}:** {_inline(machine[key])}")
-        shown.add(key)
+    for label, text in (("OS", machine.get("os")), ("Kernel", machine.get("kernel"))):
+        if text:
+            lines.append(f"- **{label}:** {_inline(text)}")
+    shown |= {"os", "kernel"}
     if machine.get("driver_version") or machine.get("cuda_driver_max"):
         driver = str(machine.get("driver_version") or "unknown")
         if machine.get("cuda_driver_max"):
@@ -105,19 +125,20 @@ def _machine_section(machine: dict[str, Any]) -> list[str]:
         lines.append(f"- **Evidence collected in:** {machine['collect_duration_s']:.2f} s")
     shown.add("collect_duration_s")
     # Whatever else the collector put there, shown rather than dropped.
-    for key, value in machine.items():
+    extra: dict[str, object] = dict(machine)
+    for key, value in extra.items():
         if key not in shown:
             shown_value = value if isinstance(value, str) else json.dumps(value, default=str)
             lines.append(f"- **{_inline(key)}:** {_inline(shown_value)}")
     return lines + [""]
 
 
-def _gpu_line(gpu: Any) -> str:
-    if not isinstance(gpu, dict):
+def _gpu_line(gpu: GpuRecord) -> str:
+    if not isinstance(gpu, dict):  # a report read back from JSON may hold anything
         return str(gpu)
     bits = [f"{gpu.get('index', '?')}: {gpu.get('name') or 'unknown GPU'}"]
-    if gpu.get("memory_mib") is not None:
-        bits.append(f"{gpu['memory_mib']} MiB")
+    if gpu.get("memory_total_mib") is not None:
+        bits.append(f"{gpu['memory_total_mib']} MiB")
     if gpu.get("compute_capability"):
         bits.append(f"compute capability {gpu['compute_capability']}")
     if gpu.get("bus_id"):

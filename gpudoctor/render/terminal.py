@@ -13,22 +13,21 @@ import io
 import os
 import sys
 from collections.abc import Mapping
-from typing import Any, Optional, TextIO
+from typing import Optional, TextIO
 
 import gpudoctor
+from gpudoctor.areas import area_title
 from gpudoctor.render.common import (
     NEEDS_ROOT,
-    area_title,
     compact_json,
-    group_by_area,
     machine_summary_parts,
-    next_step,
+    next_step_headline,
     shown_findings,
     source_description,
     summary_counts_text,
     system_summary_parts,
 )
-from gpudoctor.results import CheckResult, Finding, Report, Severity, Status
+from gpudoctor.results import CheckResult, Finding, GpuRecord, Report, Severity, Status, group_by_area
 
 Span = tuple[str, str]  # (text, rich style name; "" for none)
 Line = list[Span]
@@ -157,7 +156,7 @@ def _header(report: Report, *, verbose: bool) -> list[Line]:
             (f" — {source_description(report.source)}", ""),
         ]
     ]
-    machine = report.machine or {}
+    machine = report.machine
     parts = machine_summary_parts(machine)
     if parts:
         lines.append([("Machine: ", "bold"), (", ".join(parts), "")])
@@ -172,16 +171,17 @@ def _header(report: Report, *, verbose: bool) -> list[Line]:
         for gpu in machine.get("gpus") or []:
             if isinstance(gpu, dict):
                 lines.append([(f"  GPU {_gpu_detail(gpu)}", "dim")])
-        for key, value in machine.items():
+        extra: dict[str, object] = dict(machine)
+        for key, value in extra.items():
             if key not in shown:
                 lines.append([(f"  {key}: {compact_json(value)}", "dim")])
     return lines
 
 
-def _gpu_detail(gpu: dict[str, Any]) -> str:
+def _gpu_detail(gpu: GpuRecord) -> str:
     bits = [str(gpu.get("index", "?")) + ":", str(gpu.get("name") or "unknown GPU")]
-    if gpu.get("memory_mib") is not None:
-        bits.append(f"{gpu['memory_mib']} MiB")
+    if gpu.get("memory_total_mib") is not None:
+        bits.append(f"{gpu['memory_total_mib']} MiB")
     if gpu.get("compute_capability"):
         bits.append(f"cc {gpu['compute_capability']}")
     if gpu.get("bus_id"):
@@ -257,11 +257,10 @@ def _finding_lines(finding: Finding, indent: str, *, verbose: bool) -> list[Line
 def _footer(report: Report) -> list[Line]:
     counts = report.counts()
     lines: list[Line] = [[("Summary: ", "bold"), (summary_counts_text(report), "")]]
-    first = next_step(report)
-    if first is not None:
-        result, finding = first
-        lines.append([("Next step: ", "bold"), (f"{finding.fix.summary} ({result.code})", "")])
-        for command in finding.fix.commands:
+    step = report.next_step()
+    if step is not None:
+        lines.append([("Next step: ", "bold"), (next_step_headline(step), "")])
+        for command in step.fix.commands:
             lines.append([(f"  $ {command}", "cyan")])
     flagged = [r for r in report.results if r.status in (Status.PROBLEM, Status.WARNING)]
     if flagged:

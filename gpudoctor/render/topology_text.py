@@ -14,8 +14,9 @@ from __future__ import annotations
 
 import re
 import unicodedata
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 
+from gpudoctor.facts.predicates import narrow_lanes, pcie_slow
 from gpudoctor.facts.topology_model import PATH_MEANING, MachineTopology, NvLinkState, PcieLink, nvlink_count
 
 Span = tuple[str, str]  # (text, rich style; "" for none)
@@ -92,16 +93,6 @@ def form_factor_label(form_factor: str | None) -> str:
     """ "SXM" / "PCIe" as people write them; anything else as given."""
     text = clean(form_factor)
     return {"sxm": "SXM", "pcie": "PCIe"}.get(text.lower(), text)
-
-
-def pcie_narrow(link: PcieLink | None) -> bool:
-    """Running on fewer lanes than the link supports: a bad seat, riser or slot, never an idle-time saving."""
-    return bool(link and _num(link.width_current) and _num(link.width_max) and link.width_current < link.width_max)
-
-
-def pcie_slow(link: PcieLink | None) -> bool:
-    """A lower generation than the best: normal at idle (links downclock), suspect only under load."""
-    return bool(link and _num(link.gen_current) and _num(link.gen_max) and link.gen_current < link.gen_max)
 
 
 def pcie_text(link: PcieLink | None) -> str | None:
@@ -221,7 +212,7 @@ def _matrix(topo: MachineTopology, gpus: list[int], nics: list[str], width: int)
     return lines
 
 
-def _pack(columns: list[_Column], fits) -> list[list[_Column]]:
+def _pack(columns: list[_Column], fits: Callable[[list[_Column]], bool]) -> list[list[_Column]]:
     """As few blocks as fit, as even as they can be (10 NICs in two blocks: 5 + 5, not 9 + 1)."""
     greedy: list[list[_Column]] = []
     for column in columns:
@@ -287,16 +278,17 @@ def _gpu_lines(topo: MachineTopology, gpus: list[int]) -> list[Line]:
         second: Line = [("  " + " " * label_width, "")]
         pcie = pcie_text(gpu.pcie)
         second.append(("  PCIe " + (pcie or "unknown"), "" if pcie else "dim"))
-        if pcie_narrow(gpu.pcie):
-            second.append((f"  ! only x{gpu.pcie.width_current} of x{gpu.pcie.width_max} lanes", BAD))
+        lanes = narrow_lanes(gpu.pcie)
+        if lanes is not None:
+            second.append((f"  ! only x{lanes[0]} of x{lanes[1]} lanes", BAD))
         elif pcie_slow(gpu.pcie):
             second.append(("  ~ below its best generation (normal while idle)", "dim"))
-        replays = getattr(gpu.pcie, "replay_count", None)
-        if _num(replays) and replays > 0:
+        replays = _count(getattr(gpu.pcie, "replay_count", None))
+        if replays is not None and replays > 0:
             second.append((f"  ! {replays} PCIe replays", WARN))
         nvlink = nvlink_text(gpu.nvlink)
         if nvlink is not None:
-            second.append(("  NVLink " + nvlink, BAD if gpu.nvlink.down else ""))
+            second.append(("  NVLink " + nvlink, BAD if gpu.nvlink is not None and gpu.nvlink.down else ""))
         lines.append(second)
     return lines
 
@@ -418,15 +410,16 @@ def _q(value: object) -> str:
     return "?" if value is None else str(value)
 
 
-def _num(value: object) -> bool:
-    return isinstance(value, (int, float)) and not isinstance(value, bool)
+def _count(value: object) -> int | None:
+    """An integer count, or None for anything else (a model read back from JSON may hold anything)."""
+    return value if isinstance(value, int) and not isinstance(value, bool) else None
 
 
 def _plural(count: int, word: str) -> str:
     return f"{count} {word}" + ("" if count == 1 else "s")
 
 
-def _natural(label: str) -> tuple:
+def _natural(label: str) -> tuple[tuple[int, int, str], ...]:
     # NIC2 before NIC10.
     # ASCII digits only: "²" is a digit to str.isdigit() but not to int().
     return tuple(
@@ -436,5 +429,4 @@ def _natural(label: str) -> tuple:
 
 
 def _unique(items: Iterable[str]) -> list[str]:
-    seen: set[str] = set()
-    return [item for item in items if not (item in seen or seen.add(item))]
+    return list(dict.fromkeys(items))

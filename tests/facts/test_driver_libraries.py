@@ -8,7 +8,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from gpudoctor.evidence.system_scan import scan_driver_libraries
-from gpudoctor.facts.driver_libraries import parse_driver_libraries
+from gpudoctor.facts.driver_libraries import parse_driver_libraries, parse_driver_library_paths
 from tests.helpers.strategies import json_like, mutated_json
 
 _CURRENT = "/usr/lib/x86_64-linux-gnu/nvidia/current"
@@ -48,6 +48,11 @@ SYNTHETIC_MIXED = {
 }
 
 
+def _parse(data: object) -> dict:
+    """Versions per library and, under "paths", the files behind them: the two parsers' answers side by side."""
+    return {**parse_driver_libraries(data), "paths": parse_driver_library_paths(data)}
+
+
 def _check_shape(result: dict) -> None:
     assert isinstance(result["libnvidia-ml"], list) and isinstance(result["libcuda"], list)
     assert isinstance(result["paths"], dict)
@@ -59,38 +64,38 @@ def _check_shape(result: dict) -> None:
 
 
 def test_debian_layout() -> None:
-    result = parse_driver_libraries(SYNTHETIC_DEBIAN)
+    result = _parse(SYNTHETIC_DEBIAN)
     assert result["libnvidia-ml"] == ["535.309.01"]
     assert result["libcuda"] == ["535.309.01"]
     assert result["paths"]["libcuda"]["/usr/lib/x86_64-linux-gnu/libcuda.so"] == f"{_CURRENT}/libcuda.so.535.309.01"
 
 
 def test_wsl_names_are_not_driver_versions() -> None:
-    result = parse_driver_libraries(SYNTHETIC_WSL)
+    result = _parse(SYNTHETIC_WSL)
     assert result["libnvidia-ml"] == [] and result["libcuda"] == []
     assert set(result["paths"]["libcuda"]) == {"/usr/lib/wsl/lib/libcuda.so", "/usr/lib/wsl/lib/libcuda.so.1.1"}
 
 
 def test_two_versions_side_by_side_keep_their_order() -> None:
-    assert parse_driver_libraries(SYNTHETIC_MIXED)["libnvidia-ml"] == ["550.54.15", "535.54.03"]
+    assert _parse(SYNTHETIC_MIXED)["libnvidia-ml"] == ["550.54.15", "535.54.03"]
 
 
 def test_record_without_realpath_uses_its_own_name() -> None:
-    result = parse_driver_libraries({"libcuda": [{"path": "/lib/libcuda.so.418.56"}]})
+    result = _parse({"libcuda": [{"path": "/lib/libcuda.so.418.56"}]})
     assert result["libcuda"] == ["418.56"]
     assert result["paths"]["libcuda"] == {"/lib/libcuda.so.418.56": "/lib/libcuda.so.418.56"}
 
 
 def test_empty_and_unreadable() -> None:
     empty = {"libnvidia-ml": [], "libcuda": [], "paths": {"libnvidia-ml": {}, "libcuda": {}}}
-    assert parse_driver_libraries({}) == empty
-    assert parse_driver_libraries(None) == empty
-    assert parse_driver_libraries("garbage") == empty
+    assert _parse({}) == empty
+    assert _parse(None) == empty
+    assert _parse("garbage") == empty
 
 
 def test_live_scan() -> None:
     record = scan_driver_libraries()
-    result = parse_driver_libraries(record)
+    result = _parse(record)
     _check_shape(result)
     found = sum(len(v) for v in record.values())
     assert sum(len(v) for v in result["paths"].values()) == found
@@ -101,22 +106,22 @@ def test_live_scan() -> None:
 @given(json_like())
 def test_any_json_value(value: object) -> None:
     for data in (value, {"libnvidia-ml": value, "libcuda": [value]}, {"paths": value}):
-        _check_shape(parse_driver_libraries(data))
+        _check_shape(_parse(data))
 
 
 @given(st.lists(st.dictionaries(st.sampled_from(["path", "realpath"]), json_like()), max_size=5))
 def test_records_with_wrong_types(records: list[dict]) -> None:
-    _check_shape(parse_driver_libraries({"libnvidia-ml": records, "libcuda": records}))
+    _check_shape(_parse({"libnvidia-ml": records, "libcuda": records}))
 
 
 @given(data=st.data())
 def test_mutated_scans_never_raise(data: st.DataObject) -> None:
     for scan in (SYNTHETIC_DEBIAN, SYNTHETIC_WSL, SYNTHETIC_MIXED):
-        _check_shape(parse_driver_libraries(data.draw(mutated_json(copy.deepcopy(scan)))))
+        _check_shape(_parse(data.draw(mutated_json(copy.deepcopy(scan)))))
 
 
 @given(major=st.integers(100, 999), minor=st.integers(0, 999), patch=st.none() | st.integers(0, 99))
 def test_generated_names_round_trip(major: int, minor: int, patch: int | None) -> None:
     version = f"{major}.{minor}" + (f".{patch:02d}" if patch is not None else "")
     record = {"libcuda": [{"path": "/lib/libcuda.so.1", "realpath": f"/lib/libcuda.so.{version}"}]}
-    assert parse_driver_libraries(record)["libcuda"] == [version]
+    assert _parse(record)["libcuda"] == [version]

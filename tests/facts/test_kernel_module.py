@@ -8,7 +8,12 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from gpudoctor.facts.kernel_module import parse_proc_driver_version, parse_proc_modules, parse_sys_module_version
+from gpudoctor.facts.kernel_module import (
+    LoadedModule,
+    parse_proc_driver_version,
+    parse_proc_modules,
+    parse_sys_module_version,
+)
 from gpudoctor.facts.model import KernelModule
 from tests.helpers.fixtures import fixture_files, read_fixture
 from tests.helpers.strategies import fixture_named, line_mutations, non_text_json
@@ -113,12 +118,12 @@ def test_proc_modules_synthetic() -> None:
         "nouveau",
         "no_unload",
     }
-    assert modules["nvidia_uvm"] == {"size": 1437696, "refcount": 0, "used_by": [], "state": "Live", "tainted": "POE"}
-    assert modules["nvidia"]["used_by"] == ["nvidia_uvm", "nvidia_modeset"]
-    assert modules["nvidia"]["refcount"] == 205
-    assert modules["drm_kms_helper"]["tainted"] is None
-    assert modules["nouveau"]["state"] == "Loading"
-    assert modules["no_unload"]["refcount"] is None
+    assert modules["nvidia_uvm"] == LoadedModule(size=1437696, refcount=0, used_by=[], state="Live", tainted="POE")
+    assert modules["nvidia"].used_by == ["nvidia_uvm", "nvidia_modeset"]
+    assert modules["nvidia"].refcount == 205
+    assert modules["drm_kms_helper"].tainted is None
+    assert modules["nouveau"].state == "Loading"
+    assert modules["no_unload"].refcount is None
 
 
 def test_proc_modules_skips_noise() -> None:
@@ -133,7 +138,7 @@ def test_live_proc_modules_if_present() -> None:
     modules = parse_proc_modules(text)
     names = {line.split()[0] for line in text.splitlines() if line.strip()}
     assert set(modules) == names
-    assert all(isinstance(record["size"], int) for record in modules.values())
+    assert all(isinstance(record.size, int) for record in modules.values())
 
 
 # --- properties ---------------------------------------------------------------------------------------------
@@ -147,7 +152,7 @@ def test_any_text_gives_a_kernel_module(text: str) -> None:
     modules = parse_proc_modules(text)
     assert isinstance(modules, dict)
     for record in modules.values():
-        assert isinstance(record["size"], int) and isinstance(record["used_by"], list)
+        assert isinstance(record.size, int) and isinstance(record.used_by, list)
 
 
 @given(non_text_json())
@@ -184,10 +189,6 @@ _NAMES = st.from_regex(r"[a-z][a-z0-9_]{0,15}", fullmatch=True)
 def test_generated_module_lines_round_trip(name: str, size: int, refcount: int, used_by: list[str], taint: str) -> None:
     deps = "".join(f"{dep}," for dep in used_by) or "-"
     record = parse_proc_modules(f"{name} {size} {refcount} {deps} Live 0x0000000000000000{taint}\n")[name]
-    assert record == {
-        "size": size,
-        "refcount": refcount,
-        "used_by": used_by,
-        "state": "Live",
-        "tainted": taint.strip(" ()") or None,
-    }
+    assert record == LoadedModule(
+        size=size, refcount=refcount, used_by=used_by, state="Live", tainted=taint.strip(" ()") or None
+    )

@@ -106,18 +106,21 @@ def test_nvswitch_fabric_present_inferred_or_none():
     from gpudoctor.kb.gpu_specs import max_nvlinks_per_gpu
     from tests.synthetic.topologies import synthetic_dgx1_v100, synthetic_h100_nvswitch
 
-    assert max_nvlinks_per_gpu() == 18  # Hopper and Blackwell, kb/data/nvlink.json
+    most = max_nvlinks_per_gpu()  # the most NVLinks any GPU has (kb/data/nvlink.json)
+    assert most is not None and 2 <= most < 7 * 18
     h100 = synthetic_h100_nvswitch()
     assert nvswitch_fabric(h100) == "present"
     bare = copy.deepcopy(h100)
     bare.nvswitches = 0  # NV18 to 7 peers is 126 links on one GPU: only a switch does that
     assert nvswitch_fabric(bare) == "inferred"
     assert nvswitch_fabric(synthetic_dgx1_v100()) is None  # hybrid cube mesh: some pairs are SYS
-    # 19 links on one GPU is one more than any GPU has; 18 could still be direct cabling
+    # One link more on GPU 0 than any GPU has needs a switch; exactly as many could still be direct cabling.
+    first = most // 2
     three = MachineTopology(
-        gpus=[TopoGpu(i) for i in range(3)], pairs=[GpuPair(0, 1, "NV9"), GpuPair(0, 2, "NV10"), GpuPair(1, 2, "NV1")]
+        gpus=[TopoGpu(i) for i in range(3)],
+        pairs=[GpuPair(0, 1, f"NV{first}"), GpuPair(0, 2, f"NV{most + 1 - first}"), GpuPair(1, 2, "NV1")],
     )
     assert nvswitch_fabric(three) == "inferred"
-    three.pairs[1].path = "NV9"
+    three.pairs[1].path = f"NV{most - first}"
     assert nvswitch_fabric(three) is None
     assert nvswitch_fabric(three, {0}) is None  # one GPU meets nobody

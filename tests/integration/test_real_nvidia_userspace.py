@@ -92,7 +92,7 @@ def test_gpus_on_the_bus_without_a_driver_is_a_problem_with_the_fix():
     evidence.items[scan.name].text = json.dumps(
         pci_scan(("0000:17:00.0", "0x2330", None), ("0000:65:00.0", "0x2330", None))
     )
-    from gpudoctor.app import build_report
+    from gpudoctor.commands.report import build_report
 
     report, _ = build_report(evidence, {"require_gpu": True})
     by_code = {r.code: r for r in report.results}

@@ -228,11 +228,12 @@ def test_the_gpu_copy_code_between_two_logical_cpus(framework_python):
 import json, os, sys
 os.environ["TF_CPP_MIN_LOG_LEVEL"] = "3"
 sys.path.insert(0, {PROBES_DIR!r})
-import smoke_tensorflow as smoke
+import _smoke_engine as engine
+import _smoke_tf_workloads as smoke
 import tensorflow as tf
 cpu = tf.config.list_physical_devices("CPU")[0]
 tf.config.set_logical_device_configuration(cpu, [tf.config.LogicalDeviceConfiguration()] * 2)
-gbps, repeats = smoke.copy_gbps(tf, "/CPU:0", "/CPU:1", 8 << 20, 4, smoke.Clock(60))
+gbps, repeats = smoke.copy_gbps(tf, "/CPU:0", "/CPU:1", 8 << 20, 4, engine.Clock(60))
 print(json.dumps({{"gbps": gbps, "repeats": repeats,
                   "same": smoke.same_device(tf, "/job:localhost/replica:0/task:0/device:CPU:1", "/CPU:1"),
                   "other": smoke.same_device(tf, "/job:localhost/replica:0/task:0/device:CPU:0", "/GPU:0")}}))

@@ -8,7 +8,6 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from gpudoctor.generate.model import GenerationRefused
 from gpudoctor.kb import docker_images
 from gpudoctor.kb.describe import render_kb_text
 from gpudoctor.kb.docker_images import (
@@ -20,6 +19,7 @@ from gpudoctor.kb.docker_images import (
     published_images,
 )
 from gpudoctor.kb.driver_cuda import max_cuda_for_driver
+from gpudoctor.kb.errors import KnowledgeRefused
 from tests.helpers.fixtures import REPO, load_script
 
 DATA = json.loads((REPO / "gpudoctor" / "kb" / "data" / "docker_cuda.json").read_text(encoding="utf-8"))
@@ -42,10 +42,10 @@ FLAVORS = ("base", "runtime", "devel")
 OSES = (None, "ubuntu24.04", "ubuntu22.04", "ubi9", "rockylinux8", "amzn2023")
 
 
-def _choose(**kwargs) -> CudaImage | GenerationRefused:
+def _choose(**kwargs) -> CudaImage | KnowledgeRefused:
     try:
         return choose_cuda_image(**kwargs)
-    except GenerationRefused as refusal:
+    except KnowledgeRefused as refusal:
         return refusal
 
 
@@ -223,13 +223,13 @@ def test_os_given_absent_and_falling_back():
     ],
 )
 def test_refusals_carry_the_nearest(kwargs, reason, nearest):
-    with pytest.raises(GenerationRefused) as caught:
+    with pytest.raises(KnowledgeRefused) as caught:
         choose_cuda_image(**kwargs)
     assert reason in caught.value.reason and caught.value.nearest and nearest in caught.value.nearest
 
 
 def test_a_driver_older_than_every_image_is_refused_with_the_upgrade():
-    with pytest.raises(GenerationRefused) as caught:
+    with pytest.raises(KnowledgeRefused) as caught:
         choose_cuda_image(driver_version="440.33.01", cuda=None)
     assert "too old" in caught.value.reason and "upgrade the driver" in caught.value.nearest
 
@@ -241,7 +241,7 @@ def test_a_driver_older_than_every_image_is_refused_with_the_upgrade():
 @pytest.mark.parametrize("os", OSES)
 def test_every_choice_is_published_and_runs_on_the_driver(driver, cuda, flavor, cudnn, os):
     result = _choose(driver_version=driver, cuda=cuda, flavor=flavor, cudnn=cudnn, os=os)
-    if isinstance(result, GenerationRefused):
+    if isinstance(result, KnowledgeRefused):
         assert result.reason
         return
     assert is_published(result.tag) and result.confidence == "published"

@@ -16,8 +16,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from gpudoctor import kb
-from gpudoctor.errors import UsageError
 from gpudoctor.kb import describe
+from gpudoctor.kb.errors import KnowledgeError
 from tests.helpers.fixtures import REPO, fixture_files, load_script, read_fixture
 from tests.helpers.strategies import fixture_named, json_like
 
@@ -477,7 +477,7 @@ def test_torch_topic_has_every_release_and_variant():
 
 
 def test_unknown_topic_lists_the_topics():
-    with pytest.raises(UsageError) as excinfo:
+    with pytest.raises(KnowledgeError) as excinfo:
         describe.render_kb_text(topic="kernels")
     assert all(topic in str(excinfo.value) for topic in describe.TOPICS)
 
@@ -663,8 +663,8 @@ def test_choosers_never_raise(driver, ccs, python, os, machine, version):
 
 @settings(max_examples=50, deadline=None)
 @given(value=json_like())
-def test_describe_rejects_junk_topics_with_a_usage_error(value):
+def test_describe_rejects_junk_topics_with_a_knowledge_error(value):
     try:
         describe.render_kb_text(topic=value)
-    except UsageError:
+    except KnowledgeError:
         pass

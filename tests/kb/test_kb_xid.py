@@ -11,9 +11,9 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from gpudoctor import kb
-from gpudoctor.errors import UsageError
 from gpudoctor.facts.nvidia_smi_xml import parse_nvidia_smi_xml
 from gpudoctor.kb import describe, xid
+from gpudoctor.kb.errors import KnowledgeError
 from tests.helpers.fixtures import REPO, fixture_files, load_script, read_fixture, validate_broken_copy
 from tests.helpers.strategies import any_code_points, json_like
 
@@ -318,9 +318,9 @@ def test_kb_xid_one_code():
     assert "sudo reboot" in text and "RESTART_BM" in text and "[XID_CATALOG]" in text and "[DPR]" not in text
     assert describe.render_kb_text(topic="xid:79") == text
     assert describe.render_kb_text(topic="xid", item="999").startswith("Xid 999: not in the knowledge base")
-    with pytest.raises(UsageError):
+    with pytest.raises(KnowledgeError):
         describe.render_kb_text(topic="xid", item="abc")
-    with pytest.raises(UsageError):
+    with pytest.raises(KnowledgeError):
         describe.render_kb_text(topic="torch", item="2.5")
 
 

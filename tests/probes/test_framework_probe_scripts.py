@@ -15,6 +15,7 @@ import pytest
 
 from gpudoctor.evidence.framework_probes import CAPTURE_FILE_ENV, probe_argv, probe_env, probe_path
 from gpudoctor.facts.framework_model import FRAMEWORKS, PROBE_VERSION, probe_file_name
+from gpudoctor.probes import _probe_capture, _probe_target, protocol
 from gpudoctor.probes import _probe_common as common
 
 PROBES_DIR = pathlib.Path(probe_path("torch")).parent
@@ -44,7 +45,15 @@ def test_probe_env_keeps_the_users_environment():
 
 
 def test_the_capture_variable_is_the_one_the_probes_read():
-    assert CAPTURE_FILE_ENV == common.FD_CAPTURE_ENV
+    assert CAPTURE_FILE_ENV == common.FD_CAPTURE_ENV == protocol.CAPTURE_FILE_ENV
+
+
+def test_the_protocol_constants_have_one_home():
+    # gpudoctor's side names the very objects the probes import: nothing is copied.
+    assert FRAMEWORKS is protocol.FRAMEWORKS and PROBE_VERSION == protocol.PROBE_VERSION
+    assert probe_file_name is protocol.probe_file_name and probe_file_name("jax") == "framework-jax.json"
+    for framework in FRAMEWORKS:
+        assert pathlib.Path(probe_path(framework)).name == protocol.probe_script_name(framework)
 
 
 @pytest.mark.parametrize("path", PROBE_FILES, ids=lambda p: p.name)
@@ -55,7 +64,9 @@ def test_probe_files_parse_as_python_3_8(path):
 @pytest.mark.skipif(sys.version_info < (3, 10), reason="sys.stdlib_module_names is 3.10+")
 @pytest.mark.parametrize("path", PROBE_FILES, ids=lambda p: p.name)
 def test_probe_files_import_only_the_stdlib_and_their_framework(path):
-    allowed = set(sys.stdlib_module_names) | {"_probe_common", *FRAMEWORKS, "jaxlib"}
+    # Our own modules beside the probes are imported by name when a probe runs as a script.
+    own = {other.stem for other in PROBE_FILES}
+    allowed = set(sys.stdlib_module_names) | own | {*FRAMEWORKS, "jaxlib"}
     for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
         if isinstance(node, ast.Import):
             names = [alias.name for alias in node.names]
@@ -95,7 +106,7 @@ def test_probe_files_import_only_the_stdlib_and_their_framework(path):
     ],
 )
 def test_cuda_libraries_are_recognised(file_name):
-    assert common._CUDA_LIBRARY.match(file_name)
+    assert _probe_target._CUDA_LIBRARY.match(file_name)
 
 
 @pytest.mark.parametrize(
@@ -112,32 +123,35 @@ def test_cuda_libraries_are_recognised(file_name):
     ],
 )
 def test_other_libraries_are_not(file_name):
-    assert not common._CUDA_LIBRARY.match(file_name)
+    assert not _probe_target._CUDA_LIBRARY.match(file_name)
 
 
 def test_names_are_normalised_like_pip():
-    assert common.normalize_name("tensorflow_cpu") == "tensorflow-cpu"
-    assert common.normalize_name("Nvidia.CuDNN__cu12") == "nvidia-cudnn-cu12"
+    assert _probe_target.normalize_name("tensorflow_cpu") == "tensorflow-cpu"
+    assert _probe_target.normalize_name("Nvidia.CuDNN__cu12") == "nvidia-cudnn-cu12"
 
 
 def test_metadata_headers_stop_at_the_body():
     text = "Metadata-Version: 2.1\nName: torch\nVersion: 2.6.0\n\nName: not-a-header\n"
-    assert common._metadata_field(text, "name") == "torch"
-    assert common._metadata_field(text, "Summary") is None
-    assert common._metadata_field(None, "Name") is None
+    assert _probe_target._metadata_field(text, "name") == "torch"
+    assert _probe_target._metadata_field(text, "Summary") is None
+    assert _probe_target._metadata_field(None, "Name") is None
 
 
 def test_long_outputs_are_bounded():
     lines = [f"line {i}" for i in range(10_000)] + ["x" * 10_000]
-    kept = common.bounded(lines)
-    assert len(kept) == common.MAX_LINES + 1
-    assert kept[0] == "line 0" and "lines left out" in kept[common.MAX_LINES // 2]
-    assert len(kept[-1]) == common.MAX_LINE_CHARS + 3
+    kept = _probe_capture.bounded(lines)
+    assert len(kept) == _probe_capture.MAX_LINES + 1
+    assert kept[0] == "line 0" and "lines left out" in kept[_probe_capture.MAX_LINES // 2]
+    assert len(kept[-1]) == _probe_capture.MAX_LINE_CHARS + 3
 
 
 def test_error_text_quotes_type_and_message():
-    assert common.error_text(RuntimeError("No CUDA GPUs are available")) == "RuntimeError: No CUDA GPUs are available"
-    assert common.error_text(KeyError()) == "KeyError"
+    assert (
+        _probe_capture.error_text(RuntimeError("No CUDA GPUs are available"))
+        == "RuntimeError: No CUDA GPUs are available"
+    )
+    assert _probe_capture.error_text(KeyError()) == "KeyError"
 
 
 # --- the recorded outputs keep the contract (they are parsed by the facts tests) ---------------------------------

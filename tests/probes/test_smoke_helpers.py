@@ -1,7 +1,7 @@
-"""The pure helpers of the smoke probe and runner: medians, bandwidth formulas, sizes from free memory, time shares.
+"""The pure helpers of the smoke probes and runner: medians, bandwidth formulas, sizes from free memory, time shares.
 
-They are imported from the probe file itself (stdlib only at import time; torch is imported only when a
-run starts), so what is tested here is what runs in the target Python.
+They are imported from the probe modules themselves (stdlib only at import time; torch is imported only when
+a run starts), so what is tested here is what runs in the target Python.
 """
 
 from __future__ import annotations
@@ -15,10 +15,9 @@ from hypothesis import strategies as st
 
 from gpudoctor.evidence.smoke_runner import parse_progress_line, smoke_argv, smoke_probe_path
 from gpudoctor.facts.smoke_model import PROGRESS_PREFIX
-from gpudoctor.probes import _probe_common
-from gpudoctor.probes.smoke_torch import (
+from gpudoctor.probes import _probe_common, protocol
+from gpudoctor.probes._smoke_helpers import (
     MIB,
-    MODES,
     busbw,
     choose_bytes,
     choose_matmul_n,
@@ -27,6 +26,7 @@ from gpudoctor.probes.smoke_torch import (
     median,
     stage_caps,
 )
+from gpudoctor.probes._smoke_torch_workloads import MODES
 
 # --- median ---------------------------------------------------------------------------------------------
 
@@ -146,7 +146,8 @@ def test_cpu_bf16_from_cpuinfo_flags():
 
 
 def test_modes_keep_quick_within_the_promised_budget():
-    assert MODES["quick"]["budget"] < 30 < MODES["full"]["budget"]
+    assert protocol.SMOKE_BUDGET_S["quick"] < 30 < protocol.SMOKE_BUDGET_S["full"]
+    assert set(MODES) == set(protocol.SMOKE_BUDGET_S) == set(protocol.SMOKE_MODES)
     for mode in MODES.values():
         assert mode["cnn_warmup"] + 5 <= mode["cnn_warmup"] + mode["cnn_steps"]  # enough steps to see the loss fall
 

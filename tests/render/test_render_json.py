@@ -50,7 +50,17 @@ def test_empty_report_validates(validator):
 
 def test_stable_top_level_shape():
     doc = _sample_doc()
-    assert list(doc) == ["schema_version", "tool", "source", "machine", "summary", "results", "sections"]
+    assert list(doc) == [
+        "schema_version",
+        "tool",
+        "source",
+        "machine",
+        "summary",
+        "next_step",
+        "internal_errors",
+        "results",
+        "sections",
+    ]
     assert doc["schema_version"] == SCHEMA_VERSION == load_schema()["properties"]["schema_version"]["const"]
     assert doc["tool"] == {"name": "gpudoctor", "version": "0.0.0+synthetic"}
     assert doc["summary"] == {
@@ -60,6 +70,38 @@ def test_stable_top_level_shape():
     }
     assert [r["code"] for r in doc["results"]] == [r.code for r in sample_report().results]
     assert doc["sections"] == {"example_section": {"note": "SYNTHETIC"}}
+    assert doc["internal_errors"] == []
+
+
+def test_next_step_is_the_first_fix_from_the_bus_upwards():
+    # The sample's only problem with a fix is CUDA001; DRV002's warning comes earlier but is a warning.
+    step = _sample_doc()["next_step"]
+    assert step["code"] == "CUDA001"
+    assert step["message"].startswith("CUDA 12.4 toolkit needs a newer driver")
+    assert step["fix"]["commands"] == ["apt-get update", "apt-get install -y cuda-drivers-550"]
+    assert step["fix"]["needs_root"] is True
+
+
+def test_no_next_step_is_null(validator):
+    doc = report_to_dict(
+        Report(results=[CheckResult("TST001", "gpus", "t", Status.OK, "s")], source={"kind": "live"}), 0
+    )
+    validator.validate(doc)
+    assert doc["next_step"] is None
+
+
+def test_internal_errors_make_exit_3_unless_worse(validator):
+    report = Report(
+        results=[CheckResult("TST001", "gpus", "t", Status.OK, "s")],
+        source={"kind": "live"},
+        internal_errors=["check module 'broken' (entry point 'broken') failed to load: ImportError: x"],
+    )
+    assert report.exit_code() == 3
+    doc = report_to_dict(report, report.exit_code())
+    validator.validate(doc)
+    assert doc["internal_errors"] == report.internal_errors
+    report.results.append(CheckResult("TST002", "gpus", "t", Status.PROBLEM, "s"))
+    assert report.exit_code() == 1
 
 
 def test_counts_cover_every_status():
@@ -111,7 +153,9 @@ def _broken(mutate) -> dict:
         pytest.param(lambda d: d["results"][1]["findings"][0]["fix"].update(needs_root="yes"), id="needs-root-str"),
         pytest.param(lambda d: d["summary"]["counts"].pop("crashed"), id="missing-count"),
         pytest.param(lambda d: d.update(extra=1), id="unknown-top-level-key"),
-        pytest.param(lambda d: d.update(schema_version=2), id="wrong-schema-version"),
+        pytest.param(lambda d: d.update(schema_version=1), id="wrong-schema-version"),
+        pytest.param(lambda d: d["next_step"].pop("fix"), id="next-step-without-fix"),
+        pytest.param(lambda d: d.pop("next_step"), id="missing-next-step"),
         pytest.param(lambda d: d["source"].pop("kind"), id="source-without-kind"),
     ],
 )

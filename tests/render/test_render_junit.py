@@ -120,3 +120,16 @@ def test_any_report_renders_valid_junit(schema, report, warnings_as_failures):
     root = ET.fromstring(xml.encode("utf-8"))
     assert int(root.get("tests")) == len(report.results)
     assert len(root.findall("testsuite/testcase")) == len(report.results)
+
+
+def test_next_step_is_a_property_of_its_areas_suite():
+    suites = _suites(render_junit(sample_report()))
+    properties = suites["cuda"].find("properties")
+    assert properties is not None
+    pairs = [(p.get("name"), p.get("value")) for p in properties.findall("property")]
+    assert pairs == [
+        ("gpudoctor.next_step", "Upgrade the NVIDIA driver to the 550 branch (CUDA001)"),
+        ("gpudoctor.next_step.command", "apt-get update"),
+        ("gpudoctor.next_step.command", "apt-get install -y cuda-drivers-550"),
+    ]
+    assert [name for name, suite in suites.items() if suite.find("properties") is not None] == ["cuda"]

@@ -89,3 +89,11 @@ def test_any_report_keeps_the_table_shape(report):
     assert len(rows) == 1 + len(report.results)
     for row in rows:
         assert len(re.findall(r"(?<!\\)\|", row)) == 6, row
+
+
+def test_next_step_follows_the_summary():
+    text = render_markdown(sample_report())
+    summary = text.index("**Summary:**")
+    step = text.index("**Next step:** Upgrade the NVIDIA driver to the 550 branch (CUDA001)")
+    assert summary < step < text.index("## Checks")
+    assert "```sh\napt-get update\napt-get install -y cuda-drivers-550\n```" in text[step:]

@@ -159,6 +159,30 @@ def test_svg_marks_down_nvlinks_and_narrow_pcie_with_a_reason():
     assert warned == ["3-cpu1"] and "x8 of x16 lanes" in tooltip(pcie["3-cpu1"])
 
 
+def test_svg_link_advice_is_the_checks_fix_not_the_renderers():
+    def pcie_tip(svg: str) -> str:
+        links = elements(ET.fromstring(svg.encode("utf-8")), "data-link")
+        return tooltip(links["3-cpu1"])
+
+    bare = pcie_tip(render_topology_svg(SYNTHETIC_DEGRADED))
+    assert "x8 of x16 lanes" in bare and "eseat" not in bare and "riser" not in bare
+    fix = "Reseat the card in a full-width slot (TOPO001's own words)"
+    assert bare + " — " + fix == pcie_tip(render_topology_svg(SYNTHETIC_DEGRADED, link_fixes={3: fix}))
+
+
+def test_topo_command_takes_each_gpus_link_fix_from_topo001():
+    from gpudoctor.commands.topo import link_fixes
+    from gpudoctor.results import CheckResult, Finding, Fix, Report, Severity, Status
+
+    reseat = Fix("Reseat GPU 3.", ("sudo lspci -vv",), needs_root=True)
+    findings = [
+        Finding(Severity.INFO, "GPU 1: PCIe Gen1 at idle (max Gen4)", None, (), "TOPO001"),
+        Finding(Severity.WARNING, "GPU 3: PCIe link x8 of x16 — 16 GB/s instead of 32 GB/s", reseat, (), "TOPO001"),
+    ]
+    report = Report([CheckResult("TOPO001", "topology", "t", Status.WARNING, "s", findings)], {"kind": "live"})
+    assert link_fixes(report) == {3: "Reseat GPU 3."}
+
+
 def test_svg_down_links_without_a_known_peer_warn_every_nvlink_of_that_gpu():
     topo = copy.deepcopy(SYNTHETIC_DEGRADED)
     for port in topo.gpu(1).nvlink.ports:

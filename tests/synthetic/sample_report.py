@@ -162,7 +162,7 @@ def sample_report() -> Report:
                 {
                     "index": 0,
                     "name": "NVIDIA A100-SXM4-80GB",
-                    "memory_mib": 81920,
+                    "memory_total_mib": 81920,
                     "compute_capability": "8.0",
                     "bus_id": "0000:07:00.0",
                     "uuid": GPU0_UUID,
@@ -170,7 +170,7 @@ def sample_report() -> Report:
                 {
                     "index": 1,
                     "name": "NVIDIA A100-SXM4-80GB",
-                    "memory_mib": 81920,
+                    "memory_total_mib": 81920,
                     "compute_capability": "8.0",
                     "bus_id": "0000:0A:00.0",
                     "uuid": GPU1_UUID,

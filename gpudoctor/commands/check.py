@@ -1,0 +1,53 @@
+"""``gpudoctor check``: inspect this machine (or a snapshot) and report every check."""
+
+from __future__ import annotations
+
+import argparse
+import time
+from typing import TYPE_CHECKING
+
+from gpudoctor.commands.common import guarded
+from gpudoctor.commands.live import collect_while_importing, run_smoke, target_python
+from gpudoctor.commands.report import build_report, emit_report
+
+if TYPE_CHECKING:
+    from gpudoctor.api import CheckOptions
+
+
+def check_options(args: argparse.Namespace) -> CheckOptions:
+    """The preflight gates asked for on the command line."""
+    return {
+        "require_gpu": args.require_gpu,
+        "min_gpus": args.min_gpus,
+        "min_compute_capability": args.min_compute_capability,
+        "min_gpu_memory": args.min_gpu_memory,
+        "min_driver": args.min_driver,
+        "cuda": args.cuda,
+    }
+
+
+@guarded
+def main(args: argparse.Namespace) -> int:
+    collect_s = None
+    if args.from_path:
+        from gpudoctor.evidence.snapshot import read_snapshot
+        from gpudoctor.registry import load_registry
+
+        evidence = read_snapshot(args.from_path)
+        registry = load_registry()
+    else:
+        from gpudoctor.evidence.collect import collect
+
+        target = target_python(args)
+        started = time.perf_counter()
+        evidence, registry = collect_while_importing(
+            lambda: collect(
+                timeout=args.timeout, target=target, frameworks=args.frameworks, probe_timeout=args.probe_timeout
+            ),
+            args.format,
+        )
+        collect_s = time.perf_counter() - started
+        if args.smoke:
+            evidence.add(run_smoke(args, show_progress=args.format == "text"))
+    report, _ = build_report(evidence, check_options(args), args.select, args.ignore, collect_s, registry)
+    return emit_report(report, args)

@@ -1,0 +1,75 @@
+"""Collecting a live machine for a command: overlapping imports with collection, the target Python,
+the smoke workloads."""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import os
+import sys
+from typing import TYPE_CHECKING, Callable
+
+if TYPE_CHECKING:
+    from gpudoctor.evidence.model import Evidence, EvidenceItem
+    from gpudoctor.evidence.target_python import TargetPython
+    from gpudoctor.registry import Registry
+
+
+def _import_what_the_report_needs(output_format: str, extra: tuple[str, ...] = ()) -> None:
+    """Import the parsers, runner and renderer while collection runs: after it, only work is left."""
+    renderer = {"json": "json_report", "markdown": "markdown"}.get(output_format, "terminal")
+    for module in (
+        "gpudoctor.facts.facts",
+        "gpudoctor.facts.framework_probe",
+        "gpudoctor.runner",
+        f"gpudoctor.render.{renderer}",
+        *extra,
+    ):
+        importlib.import_module(module)
+
+
+def collect_while_importing(
+    collect_call: Callable[[], Evidence], output_format: str, extra: tuple[str, ...] = ()
+) -> tuple[Evidence, Registry]:
+    """Collect live evidence and, meanwhile, load the checks and the renderers: (evidence, registry).
+
+    Commands run in subprocesses, so the imports overlap them instead of following them.
+    """
+    from concurrent.futures import ThreadPoolExecutor
+
+    with ThreadPoolExecutor(max_workers=1) as pool:
+        pending = pool.submit(collect_call)
+        from gpudoctor.registry import load_registry
+
+        registry = load_registry()
+        _import_what_the_report_needs(output_format, extra)
+        return pending.result(), registry
+
+
+def target_python(args: argparse.Namespace) -> TargetPython | None:
+    """The Python to probe frameworks in; None when no framework is to be probed."""
+    if not args.frameworks:
+        return None
+    from gpudoctor.evidence.target_python import resolve_target_python
+
+    return resolve_target_python(args.python, os.environ)
+
+
+def run_smoke(args: argparse.Namespace, show_progress: bool) -> EvidenceItem:
+    """Run the smoke workloads in the target Python, with a progress bar on a terminal; an evidence item."""
+    from gpudoctor.evidence.smoke_runner import run_smoke as run_workloads
+    from gpudoctor.evidence.target_python import resolve_target_python
+    from gpudoctor.render.progress import smoke_progress
+
+    target = resolve_target_python(getattr(args, "python", None), os.environ)
+    with smoke_progress(show_progress) as on_progress:
+        item = run_workloads(
+            target.executable,
+            framework=args.smoke_framework,
+            mode=args.smoke_mode,
+            budget=args.budget,
+            on_progress=on_progress,
+        )
+    if item.error and "interrupt" in item.error:
+        sys.stderr.write("gpudoctor: smoke interrupted; reporting what finished\n")
+    return item

@@ -1,0 +1,181 @@
+"""Building the report (checks over facts, the machine summary, the areas' sections) and writing it out."""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from typing import TYPE_CHECKING, Any, Callable
+
+from gpudoctor.commands.common import report_load_errors, use_color, write_text
+from gpudoctor.errors import UsageError
+from gpudoctor.results import (
+    GpuRecord,
+    MachineSummary,
+    PythonSummary,
+    Report,
+    ReportSource,
+    gpu_record,
+)
+
+if TYPE_CHECKING:
+    from gpudoctor.api import CheckOptions
+    from gpudoctor.evidence.model import Evidence
+    from gpudoctor.facts.facts import Facts
+    from gpudoctor.facts.model import DriverFacts
+    from gpudoctor.registry import Registry
+
+
+def _driver_words(driver: DriverFacts) -> str | None:
+    if driver.kernel_module_loaded:
+        return driver.kernel_version
+    if driver.userspace_version:
+        return f"not loaded (user space {driver.userspace_version} installed)"
+    return None
+
+
+def _python_summary(facts: Facts) -> PythonSummary | None:
+    """The probed interpreter, so every report says whose frameworks it judged."""
+    record = facts.target_python
+    if not record:
+        return None
+
+    def text(key: str) -> str | None:
+        value = record.get(key)
+        return value if isinstance(value, str) else None
+
+    return {"executable": text("executable"), "version": text("version"), "how": text("how")}
+
+
+def machine_summary(facts: Facts, collect_s: float | None) -> MachineSummary:
+    """The machine in a few values, for the report's header."""
+    os_release = facts.os_release
+    driver = facts.driver
+    container = facts.container
+    gpus: list[GpuRecord] = [gpu_record(g, driver.cuda_max) for g in facts.gpus]
+    return {
+        "os": os_release.pretty_name if os_release else None,
+        "kernel": facts.uname,
+        "gpus": gpus,
+        "gpus_on_bus": len(facts.pci_gpus),
+        "driver_version": _driver_words(driver),
+        "cuda_driver_max": driver.cuda_max if driver.kernel_module_loaded or container.wsl else None,
+        "container": container.runtime,
+        "wsl": container.wsl_version if container.wsl else None,
+        "collect_duration_s": round(collect_s, 3) if collect_s is not None else None,
+        "python": _python_summary(facts),
+    }
+
+
+def _topology_section(facts: Facts) -> Any | None:
+    from gpudoctor.render.topology_json import topology_json
+
+    topology = facts.machine_topology
+    return topology_json(topology) if topology.gpus else None
+
+
+# Area -> (section name, its builder): a report whose checks cover the area carries the section
+# (JSON-ready; None when there is nothing to show).  A builder that raises leaves the section out:
+# the area's checks have already recorded what broke.
+SECTION_BUILDERS: dict[str, tuple[str, Callable[[Facts], Any | None]]] = {
+    "topology": ("topology", _topology_section),
+}
+
+
+def _sections(facts: Facts, areas: set[str]) -> dict[str, Any]:
+    sections: dict[str, Any] = {}
+    for area, (name, build) in SECTION_BUILDERS.items():
+        if area not in areas:
+            continue
+        try:
+            value = build(facts)
+        except Exception:  # noqa: BLE001 - the area's checks already recorded what broke
+            continue
+        if value is not None:
+            sections[name] = value
+    return sections
+
+
+def build_report(
+    evidence: Evidence,
+    options: CheckOptions,
+    select: list[str] | None = None,
+    ignore: list[str] | None = None,
+    collect_s: float | None = None,
+    registry: Registry | None = None,
+) -> tuple[Report, list[str]]:
+    """Run every selected check over the evidence; returns the report and the registry's load errors
+    (also in ``report.internal_errors``)."""
+    from gpudoctor.api import CheckContext
+    from gpudoctor.facts.facts import Facts
+    from gpudoctor.registry import load_registry
+    from gpudoctor.runner import run_checks, selected_checks
+
+    registry = registry or load_registry()
+    registry.require_checks()
+    for patterns, flag in ((select, "--select"), (ignore, "--ignore")):
+        for pattern in patterns or []:
+            if not any(c.code.startswith(pattern) for c in registry.checks):
+                raise UsageError(f"{flag} {pattern} matches no check (see 'gpudoctor list-checks')")
+    facts = Facts(evidence)
+    results = run_checks(selected_checks(registry, select, ignore), facts, CheckContext(options))
+    source = _source(evidence.origin)
+    try:
+        machine = machine_summary(facts, collect_s)
+    except Exception as exc:  # noqa: BLE001 - the checks already recorded whatever broke; keep the report
+        machine = {"error": f"{type(exc).__name__}: {exc}"}
+    report = Report(results=results, source=source, machine=machine, internal_errors=list(registry.load_errors))
+    report.sections.update(_sections(facts, {r.area for r in results}))
+    return report, registry.load_errors
+
+
+def _source(origin: dict[str, Any]) -> ReportSource:
+    """The evidence's origin as the report names it (live unless a snapshot said otherwise)."""
+    kind = origin.get("kind")
+    if not isinstance(kind, str):
+        return {"kind": "live"}
+    source: ReportSource = {"kind": kind}
+    path = origin.get("path")
+    if isinstance(path, str):
+        source["path"] = path
+    return source
+
+
+def write_junit(report: Report, path: str, force: bool, warnings_as_failures: bool) -> None:
+    """The JUnit file; it replaces an earlier gpudoctor report, anything else only with --force."""
+    from gpudoctor.render.junit import render_junit
+
+    if os.path.exists(path) and not force:
+        try:
+            with open(path, encoding="utf-8", errors="replace") as handle:
+                ours = 'testsuites name="gpudoctor"' in handle.read(4096)
+        except OSError:
+            ours = False
+        if not ours:
+            raise UsageError(f"{path} exists and is not a gpudoctor JUnit report; pass --force to replace it")
+    write_text(path, render_junit(report, warnings_as_failures=warnings_as_failures))
+
+
+def emit_report(report: Report, args: argparse.Namespace, text_before: str = "") -> int:
+    """Load errors, the JUnit file, the report on stdout in the asked format; returns the exit code."""
+    report_load_errors(report.internal_errors)
+    fail_on: str = args.fail_on
+    exit_code = report.exit_code(fail_on)
+    junit_xml: str | None = getattr(args, "junit_xml", None)
+    if junit_xml:
+        write_junit(report, junit_xml, args.force, fail_on == "warning")
+    output_format: str = args.format
+    if output_format == "json":
+        from gpudoctor.render.json_report import render_json
+
+        sys.stdout.write(render_json(report, exit_code) + "\n")
+    elif output_format == "markdown":
+        from gpudoctor.render.markdown import render_markdown
+
+        sys.stdout.write(render_markdown(report, redact=not args.no_redact))
+    else:
+        from gpudoctor.render.terminal import render_terminal
+
+        sys.stdout.write(text_before + render_terminal(report, verbose=args.verbose, color=use_color(sys.stdout)))
+    sys.stdout.flush()
+    return exit_code

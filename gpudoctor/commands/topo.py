@@ -1,0 +1,82 @@
+"""``gpudoctor topo``: the machine's wiring (matrix, links, NUMA), the TOPO checks, and on request an SVG."""
+
+from __future__ import annotations
+
+import argparse
+import re
+import shutil
+import sys
+from typing import TYPE_CHECKING
+
+from gpudoctor.commands.common import guarded, refuse_existing, use_color, write_new_file
+from gpudoctor.commands.live import collect_while_importing
+from gpudoctor.commands.report import build_report, emit_report
+from gpudoctor.results import Report, Severity
+
+if TYPE_CHECKING:
+    from gpudoctor.registry import Registry
+
+# TOPO001's findings name their GPU first ("GPU 3: PCIe link x8 of x16 — ...").
+_GPU_FINDING = re.compile(r"GPU (\d+):")
+
+
+def link_fixes(report: Report) -> dict[int, str]:
+    """GPU index -> the fix TOPO001 gives for its PCIe link, for the picture's tooltips."""
+    fixes: dict[int, str] = {}
+    for result in report.results:
+        if result.code != "TOPO001":
+            continue
+        for finding in result.findings:
+            match = _GPU_FINDING.match(finding.message)
+            if match and finding.fix is not None and finding.severity is not Severity.INFO:
+                fixes.setdefault(int(match.group(1)), finding.fix.summary)
+    return fixes
+
+
+@guarded
+def main(args: argparse.Namespace) -> int:
+    """The wiring of the machine: the matrix and per-GPU links, the TOPO checks, and on request an SVG."""
+    from gpudoctor.facts.facts import Facts
+    from gpudoctor.render.topology_json import topology_json
+
+    if args.svg and args.svg != "-":
+        refuse_existing(args.svg, args.force)  # before collecting, not after
+    registry: Registry | None = None
+    if args.from_path:
+        from gpudoctor.evidence.snapshot import read_snapshot
+
+        evidence = read_snapshot(args.from_path)
+    else:
+        from gpudoctor.evidence.collect import collect
+        from gpudoctor.evidence.sources import TOPOLOGY_SOURCES
+
+        evidence, registry = collect_while_importing(
+            lambda: collect(timeout=args.timeout, sources=TOPOLOGY_SOURCES),
+            args.format,
+            (
+                "gpudoctor.facts.topology",
+                "gpudoctor.facts.nvml_topology",
+                "gpudoctor.render.topology_json",
+                "gpudoctor.render.topology_text",
+            ),
+        )
+    report, _ = build_report(evidence, {}, ["TOPO"], None, registry=registry)
+    topo = Facts(evidence).machine_topology
+    if args.svg:
+        from gpudoctor.render.topology_svg import render_topology_svg
+
+        svg = render_topology_svg(topo, link_fixes=link_fixes(report))
+        if args.svg == "-":
+            sys.stdout.write(svg)
+            exit_code: int = report.exit_code(args.fail_on)
+            return exit_code
+        write_new_file(args.svg, svg, args.force)
+        sys.stderr.write(f"gpudoctor: wrote {args.svg} ({len(topo.gpus)} GPU(s))\n")
+    if args.format == "json":
+        report.sections["topology"] = topology_json(topo)  # also when empty: the key is always there
+        return emit_report(report, args)
+    from gpudoctor.render.topology_text import render_topology_text
+
+    color = use_color(sys.stdout)
+    width = shutil.get_terminal_size((100, 24)).columns
+    return emit_report(report, args, text_before=render_topology_text(topo, color=color, width=width) + "\n")

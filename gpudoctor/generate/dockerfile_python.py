@@ -1,0 +1,98 @@
+"""The Python a generated Dockerfile runs: the base OS's own, one the deadsnakes PPA builds for it, or the Docker
+official ``python`` image's for ``--cpu``; and the nearest Python a refusal can name."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from gpudoctor.generate.model import Choice, DockerfileRequest, GenerationRefused
+from gpudoctor.kb.python_versions import parse_python_version
+
+# The Python each supported base OS ships as python3 (packages.ubuntu.com: jammy python3 3.10.6-1~22.04, noble
+# python3 3.12.3-0ubuntu1).
+OS_PYTHON = {"ubuntu24.04": "3.12", "ubuntu22.04": "3.10"}
+# Tried in this order when no --os is asked: the newest LTS first.
+OS_ORDER = ("ubuntu24.04", "ubuntu22.04")
+# What the deadsnakes PPA builds for each LTS. Its description ("Supported Ubuntu and Python Versions" on
+# launchpad.net/~deadsnakes/+archive/ubuntu/ppa, as add-apt-repository prints it in 2024-2025 logs; noble's line as
+# corrected in github.com/deadsnakes/issues/issues/284): jammy "Python3.7 - Python3.9, Python3.11 - Python3.13",
+# noble "Python3.7 - Python3.11, Python3.13", never the Python Ubuntu itself ships. 3.14 on noble: newer than the
+# description, seen installed from the PPA on Ubuntu 24.04 (EduMIPS64/edumips64#1641, "install Python 3.14 from the
+# deadsnakes PPA", merged 2026-04). No such evidence for 3.14 on jammy, so it is left out there: a refusal naming
+# 3.13 beats a Dockerfile whose apt step fails.
+DEADSNAKES_PYTHONS = {
+    "ubuntu24.04": ("3.7", "3.8", "3.9", "3.10", "3.11", "3.13", "3.14"),
+    "ubuntu22.04": ("3.7", "3.8", "3.9", "3.11", "3.12", "3.13"),
+}
+# python:X.Y-slim-bookworm images of the Docker official "python" image for the --cpu base. 3.9 reached end of life
+# and docker-library/python removed it (PR #1094, commit 59e4abf, "Remove all traces of the now-EOL 3.9 release
+# series", 2025-10-31); 3.14 came with the GA release (PR #1083, 2025-10-07).
+CPU_PYTHONS = ("3.10", "3.11", "3.12", "3.13", "3.14")
+CPU_DEFAULT_PYTHON = "3.12"
+
+
+@dataclass(frozen=True)
+class PythonChoice:
+    """The interpreter the image runs and where it comes from."""
+
+    version: str
+    binary: str  # "python3" or "python3.11"
+    deadsnakes: bool
+    choice: Choice
+
+
+def said(value: object) -> str:
+    """A value a person typed, quoted and cut short for a one-line message."""
+    return repr(str(value)[:40])
+
+
+def python_for_os(request: DockerfileRequest, os_token: str) -> PythonChoice:
+    own = OS_PYTHON[os_token]
+    asked = request.python
+    if asked is None or asked == own:
+        why = "the base OS's own python3" + (" (asked with --python)" if asked else "")
+        return PythonChoice(own, "python3", False, Choice("python", f"{own} ({os_token}'s python3)", why))
+    if asked in DEADSNAKES_PYTHONS[os_token]:
+        why = (
+            f"{os_token} ships Python {own}; {asked} comes from the deadsnakes PPA (ppa:deadsnakes/ppa), "
+            "which builds the Pythons an Ubuntu LTS does not ship"
+        )
+        return PythonChoice(asked, f"python{asked}", True, Choice("python", f"{asked} (deadsnakes PPA)", why))
+    nearest = nearest_for_python(asked)
+    raise GenerationRefused(
+        f"Python {said(asked)} is neither {os_token}'s own ({own}) nor one the deadsnakes PPA builds for it", nearest
+    )
+
+
+def nearest_for_python(asked: str) -> str:
+    for os_token in OS_ORDER:
+        if OS_PYTHON[os_token] == asked:
+            return f"--os {os_token} --python {asked}"
+    for os_token in OS_ORDER:
+        if asked in DEADSNAKES_PYTHONS[os_token]:
+            return f"--os {os_token} --python {asked}"
+    if asked in CPU_PYTHONS:
+        return f"--cpu --python {asked}"
+    return f"--python {OS_PYTHON[OS_ORDER[0]]}"
+
+
+def python_in_range(os_token: str, low: str | None, high: str | None) -> str | None:
+    """The Python this OS can give (its own first) inside [low, high], for a refusal's nearest request."""
+
+    def key(version: str) -> tuple[int, int]:
+        return parse_python_version(version) or (0, 0)
+
+    candidates = [OS_PYTHON[os_token], *reversed(DEADSNAKES_PYTHONS[os_token])]
+    for version in candidates:
+        if (low is None or key(version) >= key(low)) and (high is None or key(version) <= key(high)):
+            return version
+    return None
+
+
+def python_between(version: str, low: str | None, high: str | None) -> bool:
+    value = parse_python_version(version)
+    return (
+        value is not None
+        and (low is None or value >= (parse_python_version(low) or (0, 0)))
+        and (high is None or value <= (parse_python_version(high) or (99, 99)))
+    )
