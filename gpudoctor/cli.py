@@ -1,16 +1,32 @@
 """Command-line interface: argument parsing only; each command's work lives in ``gpudoctor.commands``.
 
-Kept light on purpose: ``gpudoctor --version`` and ``--help`` import nothing but
-argparse, so they answer as fast as Python starts.
+Kept light on purpose: ``gpudoctor --version`` and ``--help`` import nothing but argparse and the
+standard-library value types and option groups of ``gpudoctor.cli_options``, so they answer as fast as
+Python starts.
 """
 
 from __future__ import annotations
 
 import argparse
-import re
 import sys
 
 from gpudoctor import __version__
+from gpudoctor.cli_options import (
+    add_generator_target,
+    add_output,
+    add_probe_options,
+    add_smoke_options,
+    add_timeout,
+    codes,
+    compute_capability,
+    cuda_version,
+    driver_version,
+    framework_spec,
+    framework_spec_or_none,
+    positive_float,
+    positive_int,
+    python_version,
+)
 
 EXIT_USAGE = 2
 
@@ -21,194 +37,6 @@ class _Parser(argparse.ArgumentParser):
     def error(self, message: str) -> None:  # type: ignore[override]
         sys.stderr.write(f"{self.prog}: error: {message} (see '{self.prog} --help')\n")
         sys.exit(EXIT_USAGE)
-
-
-def _version_text(value: str, what: str, pattern: str) -> str:
-    if not re.fullmatch(pattern, value.strip()):
-        raise argparse.ArgumentTypeError(f"{value!r} is not a {what}")
-    return value.strip()
-
-
-def _compute_capability(value: str) -> str:
-    return _version_text(value, "compute capability like 8.0", r"\d{1,2}\.\d")
-
-
-def _driver_version(value: str) -> str:
-    return _version_text(value, "driver version like 535.104.05", r"\d{2,4}(\.\d{1,3}){0,2}")
-
-
-def _cuda_version(value: str) -> str:
-    return _version_text(value, "CUDA version like 12.4", r"\d{1,2}\.\d{1,2}(\.\d{1,3})?")
-
-
-def _positive_float(value: str) -> float:
-    try:
-        number = float(value)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{value!r} is not a number") from None
-    if not number > 0:
-        raise argparse.ArgumentTypeError(f"{value!r} must be greater than 0")
-    return number
-
-
-def _positive_int(value: str) -> int:
-    try:
-        number = int(value)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{value!r} is not a whole number") from None
-    if number < 1:
-        raise argparse.ArgumentTypeError(f"{value!r} must be at least 1")
-    return number
-
-
-def _codes(value: str) -> list[str]:
-    codes = [c.strip().upper() for c in value.split(",") if c.strip()]
-    for code in codes:
-        if not re.fullmatch(r"[A-Z][A-Z0-9]*", code):
-            raise argparse.ArgumentTypeError(f"{code!r} is not a check code or code prefix")
-    return codes
-
-
-_FRAMEWORKS = ("torch", "tensorflow", "jax")
-
-
-def _framework_spec(value: str) -> tuple[str, str | None]:
-    """ "torch" or "torch==2.7" -> ("torch", "2.7")."""
-    name, _, version_text = value.strip().partition("==")
-    name = name.strip().lower()
-    aliases = {"pytorch": "torch", "tf": "tensorflow"}
-    name = aliases.get(name, name)
-    if name not in _FRAMEWORKS:
-        raise argparse.ArgumentTypeError(f"unknown framework {value!r}: choose from {', '.join(_FRAMEWORKS)}")
-    version = version_text.strip() or None
-    if version is not None and not re.fullmatch(r"\d+(\.\d+){0,2}", version):
-        raise argparse.ArgumentTypeError(f"{value!r}: the version must look like 2.7 or 2.7.1")
-    return name, version
-
-
-def _framework_spec_or_none(value: str) -> tuple[str, str | None] | None:
-    return None if value.strip().lower() == "none" else _framework_spec(value)
-
-
-def _python_version(value: str) -> str:
-    return _version_text(value, "Python version", r"3\.\d{1,2}")
-
-
-def _add_generator_target(parser: argparse.ArgumentParser) -> None:
-    target = parser.add_argument_group("the machine to fit (default: this one)")
-    target.add_argument(
-        "--for-driver",
-        type=_driver_version,
-        metavar="VERSION",
-        help="the host driver that will run it, e.g. 550.54.15 (default: this machine's)",
-    )
-    target.add_argument(
-        "--from",
-        dest="from_path",
-        metavar="PATH",
-        help="fit the machine of a snapshot (directory, .tar.gz or one evidence file)",
-    )
-    _add_timeout(target)
-
-
-def _add_output(parser: argparse.ArgumentParser, what: str) -> None:
-    parser.add_argument("-o", "--output", metavar="FILE", help=f"write {what} to FILE (default: stdout)")
-    parser.add_argument("--force", action="store_true", help="replace FILE if it exists")
-    parser.add_argument("-v", "--verbose", action="store_true", help="also list every choice and why on stderr")
-
-
-def _add_timeout(parser: argparse.ArgumentParser | argparse._ArgumentGroup) -> None:
-    parser.add_argument(
-        "--timeout",
-        type=_positive_float,
-        default=10.0,
-        metavar="SECONDS",
-        help="limit for each external command, e.g. a hanging nvidia-smi (default: 10)",
-    )
-
-
-FRAMEWORK_CHOICES = ("torch", "tensorflow", "jax", "cupy")
-
-
-def _frameworks(value: str) -> list[str]:
-    names = [n.strip().lower() for n in value.split(",") if n.strip()]
-    if names == ["none"]:
-        return []
-    if names == ["all"]:
-        return list(FRAMEWORK_CHOICES)
-    for name in names:
-        if name not in FRAMEWORK_CHOICES:
-            raise argparse.ArgumentTypeError(
-                f"{name!r} is not one of {', '.join(FRAMEWORK_CHOICES)} (or 'all', 'none')"
-            )
-    return names
-
-
-def _add_probe_options(parser: argparse.ArgumentParser) -> None:
-    probes = parser.add_argument_group("framework probes (run in the target Python, never in gpudoctor's own)")
-    probes.add_argument(
-        "--python",
-        metavar="PATH",
-        help="the Python whose frameworks to probe: an interpreter, or a venv / conda prefix "
-        "(default: the active virtual or conda environment, else gpudoctor's own Python)",
-    )
-    probes.add_argument(
-        "--frameworks",
-        type=_frameworks,
-        default=list(FRAMEWORK_CHOICES),
-        metavar="LIST",
-        help="which to probe, comma-separated: torch,tensorflow,jax,cupy; 'all' (default) or 'none'",
-    )
-    probes.add_argument(
-        "--probe-timeout",
-        type=_positive_float,
-        default=60.0,
-        metavar="SECONDS",
-        help="limit for each framework probe: importing TensorFlow can take seconds (default: 60)",
-    )
-
-
-def _add_smoke_options(parser: argparse.ArgumentParser, flag: bool) -> None:
-    """``flag``: the options come with a ``--smoke`` switch (check, collect); ``smoke`` itself always runs."""
-    smoke = parser.add_argument_group("smoke workloads (real matmul, CNN training step, bandwidth, all-reduce)")
-    if flag:
-        smoke.add_argument(
-            "--smoke",
-            action="store_true",
-            help="also run the smoke workloads in the target Python (seconds to minutes)",
-        )
-    # Beside check's --frameworks (which probes to run) a bare --framework would invite mix-ups.
-    prefix = "--smoke-" if flag else "--"
-    smoke.add_argument(
-        f"{prefix}framework",
-        dest="smoke_framework",
-        choices=("torch", "tensorflow"),
-        default="torch",
-        help="which framework runs the workloads (default: torch)",
-    )
-    mode = smoke.add_mutually_exclusive_group()
-    mode.add_argument(
-        f"{prefix}quick",
-        dest="smoke_mode",
-        action="store_const",
-        const="quick",
-        help="the whole suite in about 10 s on a GPU (default)",
-    )
-    mode.add_argument(
-        f"{prefix}full",
-        dest="smoke_mode",
-        action="store_const",
-        const="full",
-        help="bigger sizes and more repeats, for numbers to compare",
-    )
-    smoke.add_argument(
-        f"{prefix}budget",
-        dest="budget",
-        type=_positive_float,
-        metavar="SECONDS",
-        help="stop starting new workloads after this long (default: 25 for --quick, 180 for --full)",
-    )
-    parser.set_defaults(smoke_mode="quick")
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -253,29 +81,29 @@ def build_parser() -> argparse.ArgumentParser:
     )
     check.add_argument(
         "--select",
-        type=_codes,
+        type=codes,
         action="extend",
         metavar="CODES",
         help="run only these checks (comma-separated codes or prefixes, e.g. DRV,CUDA002)",
     )
     check.add_argument(
-        "--ignore", type=_codes, action="extend", metavar="CODES", help="skip these checks (codes or prefixes)"
+        "--ignore", type=codes, action="extend", metavar="CODES", help="skip these checks (codes or prefixes)"
     )
     gates = check.add_argument_group("preflight gates (each unmet gate is a problem)")
     gates.add_argument("--require-gpu", action="store_true", help="at least one usable NVIDIA GPU")
-    gates.add_argument("--min-gpus", type=_positive_int, metavar="N", help="at least N usable GPUs")
+    gates.add_argument("--min-gpus", type=positive_int, metavar="N", help="at least N usable GPUs")
     gates.add_argument(
         "--min-compute-capability",
-        type=_compute_capability,
+        type=compute_capability,
         metavar="X.Y",
         help="every GPU at least this compute capability",
     )
-    gates.add_argument("--min-gpu-memory", type=_positive_float, metavar="GIB", help="every GPU at least GIB memory")
-    gates.add_argument("--min-driver", type=_driver_version, metavar="VERSION", help="driver at least VERSION")
-    gates.add_argument("--cuda", type=_cuda_version, metavar="X.Y", help="the driver must be able to run CUDA X.Y")
-    _add_timeout(check)
-    _add_probe_options(check)
-    _add_smoke_options(check, flag=True)
+    gates.add_argument("--min-gpu-memory", type=positive_float, metavar="GIB", help="every GPU at least GIB memory")
+    gates.add_argument("--min-driver", type=driver_version, metavar="VERSION", help="driver at least VERSION")
+    gates.add_argument("--cuda", type=cuda_version, metavar="X.Y", help="the driver must be able to run CUDA X.Y")
+    add_timeout(check)
+    add_probe_options(check)
+    add_smoke_options(check, flag=True)
 
     collect = commands.add_parser(
         "collect",
@@ -291,9 +119,9 @@ def build_parser() -> argparse.ArgumentParser:
     )
     collect.add_argument("--no-redact", action="store_true", help="keep GPU UUIDs and serial numbers")
     collect.add_argument("--force", action="store_true", help="replace PATH if it exists")
-    _add_timeout(collect)
-    _add_probe_options(collect)
-    _add_smoke_options(collect, flag=True)
+    add_timeout(collect)
+    add_probe_options(collect)
+    add_smoke_options(collect, flag=True)
 
     smoke = commands.add_parser(
         "smoke",
@@ -325,8 +153,8 @@ def build_parser() -> argparse.ArgumentParser:
         default="problem",
         help="exit 1 on problems only (default) or on warnings too",
     )
-    _add_timeout(smoke)
-    _add_smoke_options(smoke, flag=False)
+    add_timeout(smoke)
+    add_smoke_options(smoke, flag=False)
 
     topo = commands.add_parser(
         "topo",
@@ -352,7 +180,7 @@ def build_parser() -> argparse.ArgumentParser:
         default="problem",
         help="exit 1 on problems only (default) or on warnings too",
     )
-    _add_timeout(topo)
+    add_timeout(topo)
 
     dockerfile = commands.add_parser(
         "dockerfile",
@@ -362,16 +190,16 @@ def build_parser() -> argparse.ArgumentParser:
         "BuildKit caches, and gpudoctor itself as a preflight. Its header says what was chosen and why. "
         "Impossible combinations are refused with the nearest one that works.",
     )
-    _add_generator_target(dockerfile)
+    add_generator_target(dockerfile)
     dockerfile.add_argument(
         "--framework",
-        type=_framework_spec,
+        type=framework_spec,
         default=("torch", None),
         metavar="NAME[==VERSION]",
         help="torch (default), tensorflow or jax, optionally pinned: torch==2.7",
     )
     dockerfile.add_argument(
-        "--python", type=_python_version, metavar="X.Y", help="the Python in the image (default: the base OS's own)"
+        "--python", type=python_version, metavar="X.Y", help="the Python in the image (default: the base OS's own)"
     )
     dockerfile.add_argument(
         "--flavor",
@@ -390,7 +218,7 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="FILE",
         help="also COPY and pip install this requirements file (a path in the build context)",
     )
-    _add_output(dockerfile, "the Dockerfile")
+    add_output(dockerfile, "the Dockerfile")
 
     script = commands.add_parser(
         "install-script",
@@ -402,7 +230,7 @@ def build_parser() -> argparse.ArgumentParser:
         "script has --dry-run, --yes and an OS guard, verifies repository keys and never pipes a download "
         "into a shell.",
     )
-    _add_generator_target(script)
+    add_generator_target(script)
     script.add_argument(
         "--distro",
         metavar="NAME",
@@ -410,21 +238,21 @@ def build_parser() -> argparse.ArgumentParser:
         "alma9, amzn2023, or wsl-<one of those> (default: this machine's)",
     )
     script.add_argument("--no-driver", dest="driver", action="store_false", help="leave the driver step out")
-    script.add_argument("--cuda-toolkit", type=_cuda_version, metavar="X.Y", help="also install this CUDA toolkit")
+    script.add_argument("--cuda-toolkit", type=cuda_version, metavar="X.Y", help="also install this CUDA toolkit")
     script.add_argument("--cudnn", action="store_true", help="also install cuDNN")
     script.add_argument("--container-toolkit", action="store_true", help="also install the NVIDIA Container Toolkit")
     script.add_argument(
         "--framework",
-        type=_framework_spec_or_none,
+        type=framework_spec_or_none,
         default=("torch", None),
         metavar="NAME[==VERSION]|none",
         help="the framework for the venv (default torch; none: no venv)",
     )
-    script.add_argument("--python", type=_python_version, metavar="X.Y", help="the Python of the venv")
+    script.add_argument("--python", type=python_version, metavar="X.Y", help="the Python of the venv")
     script.add_argument(
         "--venv", default="~/.venvs/gpu", metavar="PATH", help="where the venv goes (default: ~/.venvs/gpu)"
     )
-    _add_output(script, "the script")
+    add_output(script, "the script")
 
     list_checks = commands.add_parser(
         "list-checks",

@@ -12,6 +12,8 @@ replays, each NVLink and what is at its far end) and the health signals DCGM's q
 compute processes, MIG instances, fabric registration), plus ``lost`` / ``reset_required`` when NVML
 answered GPU_IS_LOST / RESET_REQUIRED.  ``pairs`` holds, for every two GPUs, their nearest common
 PCIe ancestor and their P2P read / NVLink status.  Enums stay NVML's numbers; the facts name them.
+The tolerant call lives in :mod:`gpudoctor.evidence.nvml_query` and the health signals in
+:mod:`gpudoctor.evidence.nvml_health`; like this module, they import only the standard library.
 """
 
 from __future__ import annotations
@@ -20,127 +22,37 @@ import json
 import os
 import sys
 from collections.abc import Iterable
-from typing import Any, Callable, SupportsInt
+from typing import SupportsInt
 
-# pynvml has no type stubs: the module, its device handles and what its calls return are untyped C
-# wrappers (ctypes structs, ints, bytes).  ``Any`` stands for that surface only; records are JSON.
-Nvml = Any
-NvmlHandle = Any
-NvmlValue = Any
-ErrorRecord = dict[str, object]
+from gpudoctor.evidence.nvml_health import _health
+from gpudoctor.evidence.nvml_query import (
+    _ERROR_FUNCTION_NOT_FOUND,
+    _ERROR_INVALID_ARGUMENT,
+    _ERROR_NOT_SUPPORTED,
+    ErrorRecord,
+    Nvml,
+    NvmlHandle,
+    _const,
+    _deferred,
+    _DeviceQuery,
+    _error_record,
+    _text,
+    query,
+)
 
-# NVML error codes (nvml.h) by name, so the record does not depend on which
-# constants a given nvidia-ml-py release defines.
-NVML_ERROR_NAMES = {
-    1: "NVML_ERROR_UNINITIALIZED",
-    2: "NVML_ERROR_INVALID_ARGUMENT",
-    3: "NVML_ERROR_NOT_SUPPORTED",
-    4: "NVML_ERROR_NO_PERMISSION",
-    5: "NVML_ERROR_ALREADY_INITIALIZED",
-    6: "NVML_ERROR_NOT_FOUND",
-    7: "NVML_ERROR_INSUFFICIENT_SIZE",
-    8: "NVML_ERROR_INSUFFICIENT_POWER",
-    9: "NVML_ERROR_DRIVER_NOT_LOADED",
-    10: "NVML_ERROR_TIMEOUT",
-    11: "NVML_ERROR_IRQ_ISSUE",
-    12: "NVML_ERROR_LIBRARY_NOT_FOUND",
-    13: "NVML_ERROR_FUNCTION_NOT_FOUND",
-    14: "NVML_ERROR_CORRUPTED_INFOROM",
-    15: "NVML_ERROR_GPU_IS_LOST",
-    16: "NVML_ERROR_RESET_REQUIRED",
-    17: "NVML_ERROR_OPERATING_SYSTEM",
-    18: "NVML_ERROR_LIB_RM_VERSION_MISMATCH",
-    19: "NVML_ERROR_IN_USE",
-    20: "NVML_ERROR_MEMORY",
-    21: "NVML_ERROR_NO_DATA",
-    22: "NVML_ERROR_VGPU_ECC_NOT_SUPPORTED",
-    23: "NVML_ERROR_INSUFFICIENT_RESOURCES",
-    24: "NVML_ERROR_FREQ_NOT_SUPPORTED",
-    25: "NVML_ERROR_ARGUMENT_VERSION_MISMATCH",
-    26: "NVML_ERROR_DEPRECATED",
-    27: "NVML_ERROR_NOT_READY",
-    28: "NVML_ERROR_GPU_NOT_FOUND",
-    29: "NVML_ERROR_INVALID_STATE",
-    999: "NVML_ERROR_UNKNOWN",
-}
+# The facts read NVML's error names from here, where the probe's record comes from.
+from gpudoctor.evidence.nvml_query import NVML_ERROR_NAMES as NVML_ERROR_NAMES
 
 COMPUTE_MODES = {0: "Default", 1: "Exclusive_Thread", 2: "Prohibited", 3: "Exclusive_Process"}
 
-
-def _error_record(exc: BaseException) -> ErrorRecord:
-    code: object = getattr(exc, "value", None)
-    return {
-        "code": code,
-        "name": NVML_ERROR_NAMES.get(code, type(exc).__name__) if isinstance(code, int) else type(exc).__name__,
-        "message": str(exc),
-    }
-
-
-def _text(value: NvmlValue) -> NvmlValue:
-    return value.decode("utf-8", "replace") if isinstance(value, bytes) else value
-
-
-def query(errors: dict[str, ErrorRecord], field: str, call: Callable[[], NvmlValue]) -> NvmlValue:
-    """Call one NVML function; on failure record why under ``errors[field]`` and return None."""
-    try:
-        return _text(call())
-    except Exception as exc:  # noqa: BLE001 - every NVML failure is evidence, not a crash
-        errors[field] = _error_record(exc)
-        return None
-
-
 # nvml.h values, used where an older nvidia-ml-py lacks the name.
 _NVLINK_MAX_LINKS = 18  # the bound NVML itself checks links against (older releases: 6, 12)
-_ERROR_INVALID_ARGUMENT, _ERROR_NOT_SUPPORTED, _ERROR_FUNCTION_NOT_FOUND = 2, 3, 13
-_ERROR_CORRUPTED_INFOROM, _ERROR_GPU_IS_LOST, _ERROR_RESET_REQUIRED = 14, 15, 16
 NVLINK_DEVICE_TYPES = {0x00: "gpu", 0x01: "ibmnpu", 0x02: "switch", 0xFF: "unknown"}
-
-
-def _deferred(pynvml: Nvml, function: str, *args: object) -> Callable[[], NvmlValue]:
-    """``pynvml.<function>(*args)``, looked up only when called: a binding too old to have it fails inside
-    :func:`query`, where that is recorded like any other NVML error."""
-    return lambda: getattr(pynvml, function)(*args)
-
-
-def _const(pynvml: Nvml, name: str, fallback: int) -> int:
-    """An NVML constant from the binding, else nvml.h's value.
-
-    Only plain ints are taken: nvidia-ml-py defines ``NVML_P2P_CAPS_INDEX_READ = 0,`` (a tuple), which
-    ctypes would refuse as an argument.
-    """
-    value = getattr(pynvml, name, fallback)
-    return value if isinstance(value, int) and not isinstance(value, bool) else fallback
 
 
 def _cpu_ids(words: Iterable[SupportsInt]) -> list[int]:
     """CPU ids from NVML's affinity mask: an array of 64-bit words, CPU 0 in bit 0 of word 0."""
     return [64 * position + bit for position, word in enumerate(words) for bit in range(64) if (int(word) >> bit) & 1]
-
-
-class _DeviceQuery:
-    """``query`` for one GPU that notices a lost GPU (and then stops asking it) or one that needs a reset."""
-
-    def __init__(self, errors: dict[str, ErrorRecord]) -> None:
-        self.errors = errors
-        self.lost = False
-        self.reset_required = False
-
-    def __call__(
-        self, field: str, call: Callable[[], NvmlValue], errors: dict[str, ErrorRecord] | None = None
-    ) -> NvmlValue:
-        # A lost GPU answers every call with GPU_IS_LOST, some only after a long wait: once is enough.
-        if self.lost:
-            return None
-        sink = self.errors if errors is None else errors
-        value = query(sink, field, call)
-        if value is None and field in sink:
-            code = sink[field].get("code")
-            self.lost = self.lost or code == _ERROR_GPU_IS_LOST
-            self.reset_required = self.reset_required or code == _ERROR_RESET_REQUIRED
-        return value
-
-    def code(self, field: str) -> object:
-        return (self.errors.get(field) or {}).get("code")
 
 
 def _nvlinks(pynvml: Nvml, handle: NvmlHandle, ask: _DeviceQuery) -> list[dict[str, object]] | None:
@@ -177,107 +89,6 @@ def _nvlinks(pynvml: Nvml, handle: NvmlHandle, ask: _DeviceQuery) -> list[dict[s
             port["remote_type"] = NVLINK_DEVICE_TYPES.get(kind, kind) if kind is not None else None
         ports.append(port)
     return ports or None
-
-
-def _fabric(pynvml: Nvml, handle: NvmlHandle) -> dict[str, int]:
-    import ctypes
-
-    info = pynvml.c_nvmlGpuFabricInfo_t()
-    pynvml.nvmlDeviceGetGpuFabricInfo(handle, ctypes.byref(info))
-    return {"state": int(info.state), "status": int(info.status)}
-
-
-def _health(pynvml: Nvml, handle: NvmlHandle, ask: _DeviceQuery, mig_current: object) -> dict[str, object]:
-    def c(name: str, fallback: int) -> int:
-        return _const(pynvml, name, fallback)
-
-    health: dict[str, object] = {}
-    ecc = ask("ecc_mode", lambda: pynvml.nvmlDeviceGetEccMode(handle))
-    health["ecc_mode"] = {"current": ecc[0], "pending": ecc[1]} if ecc is not None else None
-    counters: dict[str, object] = {}
-    # GPUs without ECC answer NOT_SUPPORTED to every counter too: four calls saved.
-    if ask.code("ecc_mode") != _ERROR_NOT_SUPPORTED:
-        for key, error_type, counter_type in (
-            ("volatile_corrected", c("NVML_MEMORY_ERROR_TYPE_CORRECTED", 0), c("NVML_VOLATILE_ECC", 0)),
-            ("volatile_uncorrected", c("NVML_MEMORY_ERROR_TYPE_UNCORRECTED", 1), c("NVML_VOLATILE_ECC", 0)),
-            ("aggregate_corrected", c("NVML_MEMORY_ERROR_TYPE_CORRECTED", 0), c("NVML_AGGREGATE_ECC", 1)),
-            ("aggregate_uncorrected", c("NVML_MEMORY_ERROR_TYPE_UNCORRECTED", 1), c("NVML_AGGREGATE_ECC", 1)),
-        ):
-            counters[key] = ask(
-                f"ecc_{key}", _deferred(pynvml, "nvmlDeviceGetTotalEccErrors", handle, error_type, counter_type)
-            )
-    health["ecc_errors"] = counters or None
-    sbe = ask(
-        "retired_pages_sbe",
-        lambda: pynvml.nvmlDeviceGetRetiredPages(
-            handle, c("NVML_PAGE_RETIREMENT_CAUSE_MULTIPLE_SINGLE_BIT_ECC_ERRORS", 0)
-        ),
-    )
-    dbe = ask(
-        "retired_pages_dbe",
-        lambda: pynvml.nvmlDeviceGetRetiredPages(handle, c("NVML_PAGE_RETIREMENT_CAUSE_DOUBLE_BIT_ECC_ERROR", 1)),
-    )
-    pending = ask("retired_pages_pending", lambda: pynvml.nvmlDeviceGetRetiredPagesPendingStatus(handle))
-    health["retired_pages"] = {
-        "sbe": len(sbe) if sbe is not None else None,
-        "dbe": len(dbe) if dbe is not None else None,
-        "pending": pending,
-    }
-    rows = ask("remapped_rows", lambda: pynvml.nvmlDeviceGetRemappedRows(handle))
-    health["remapped_rows"] = (
-        dict(zip(("correctable", "uncorrectable", "pending", "failure"), rows)) if rows is not None else None
-    )
-    valid = ask("inforom_valid", lambda: pynvml.nvmlDeviceValidateInforom(handle) or True)
-    inforom_error = ask.errors.get("inforom_valid") or {}
-    # Only CORRUPTED_INFOROM says "invalid"; NOT_SUPPORTED and the like say "could not check".
-    invalid = inforom_error.get("code") == _ERROR_CORRUPTED_INFOROM
-    health["inforom"] = {
-        "valid": True if valid else (False if invalid else None),
-        "error": inforom_error.get("name") if invalid else None,
-        "image": ask("inforom_image", lambda: pynvml.nvmlDeviceGetInforomImageVersion(handle)),
-    }
-    health["temperature"] = {
-        "current": ask("temperature", lambda: pynvml.nvmlDeviceGetTemperature(handle, c("NVML_TEMPERATURE_GPU", 0))),
-        "slowdown": ask(
-            "temperature_slowdown",
-            lambda: pynvml.nvmlDeviceGetTemperatureThreshold(handle, c("NVML_TEMPERATURE_THRESHOLD_SLOWDOWN", 1)),
-        ),
-        "shutdown": ask(
-            "temperature_shutdown",
-            lambda: pynvml.nvmlDeviceGetTemperatureThreshold(handle, c("NVML_TEMPERATURE_THRESHOLD_SHUTDOWN", 0)),
-        ),
-    }
-    # "Event reasons" is the R535+ name of the same bitmask; older drivers and bindings know only "throttle".
-    reasons = None
-    if hasattr(pynvml, "nvmlDeviceGetCurrentClocksEventReasons"):
-        reasons = ask("clock_reasons", lambda: pynvml.nvmlDeviceGetCurrentClocksEventReasons(handle))
-    if reasons is None and not ask.lost and hasattr(pynvml, "nvmlDeviceGetCurrentClocksThrottleReasons"):
-        first_error = ask.errors.pop("clock_reasons", None)
-        reasons = ask("clock_reasons", lambda: pynvml.nvmlDeviceGetCurrentClocksThrottleReasons(handle))
-        if reasons is None and first_error is not None:
-            ask.errors["clock_reasons"] = first_error
-    health["clock_reasons"] = reasons
-    processes = ask("compute_processes", lambda: pynvml.nvmlDeviceGetComputeRunningProcesses(handle))
-    if (
-        processes is None
-        and ask.code("compute_processes") == _ERROR_FUNCTION_NOT_FOUND
-        and hasattr(pynvml, "nvmlDeviceGetComputeRunningProcesses_v2")
-    ):
-        # the binding asks for _v3, which drivers before R510 lack
-        processes = ask("compute_processes", lambda: pynvml.nvmlDeviceGetComputeRunningProcesses_v2(handle))
-    health["compute_processes"] = len(processes) if processes is not None else None
-    health["mig_instances"] = None
-    if mig_current == 1:
-        most = ask("mig_device_count", lambda: pynvml.nvmlDeviceGetMaxMigDeviceCount(handle))
-        # indices without a MIG device answer NOT_FOUND: that is the count, not an error
-        found = [
-            i
-            for i in range(most or 0)
-            if ask("mig_device", _deferred(pynvml, "nvmlDeviceGetMigDeviceHandleByIndex", handle, i), {}) is not None
-        ]
-        health["mig_instances"] = len(found) if most is not None else None
-    health["fabric"] = ask("fabric", lambda: _fabric(pynvml, handle))
-    return health
 
 
 def _device_record(pynvml: Nvml, index: int) -> tuple[dict[str, object], NvmlHandle]:

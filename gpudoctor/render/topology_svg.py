@@ -48,7 +48,7 @@ from gpudoctor.render.topology_svg_layout import (
 )
 from gpudoctor.render.topology_svg_nvlink import NvlinkDrawing
 from gpudoctor.render.topology_svg_shapes import COLORS, FONT, MONO, esc, fit, link_list, num, svg_link, svg_text
-from gpudoctor.render.topology_text import NO_TOPOLOGY, clean, form_factor_label, pcie_text
+from gpudoctor.render.topology_text_shared import NO_TOPOLOGY, clean, form_factor_label, pcie_text
 
 
 def render_topology_svg(

@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 
 from gpudoctor.facts.pci_address import normalize_bus_id
 from gpudoctor.facts.topology_model import MachineTopology, TopoGpu
-from gpudoctor.render.topology_text import gpu_indices, nic_labels, path_kind
+from gpudoctor.render.topology_text_shared import gpu_indices, nic_labels, path_kind
 
 # Sizes in px.
 MARGIN = 20

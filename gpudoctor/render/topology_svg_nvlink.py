@@ -8,7 +8,7 @@ from __future__ import annotations
 from gpudoctor.facts.topology_model import nvlink_count
 from gpudoctor.render.topology_svg_layout import ARC_MIN, ARC_STEP, GPU_H, GPU_W, SvgLayout
 from gpudoctor.render.topology_svg_shapes import COLORS, esc, fit, link_list, num, svg_text
-from gpudoctor.render.topology_text import clean
+from gpudoctor.render.topology_text_shared import clean
 
 
 class NvlinkDrawing(SvgLayout):

@@ -9,7 +9,7 @@ from __future__ import annotations
 from xml.sax.saxutils import escape
 
 from gpudoctor.render.topology_svg_layout import CHAR_W
-from gpudoctor.render.topology_text import clean
+from gpudoctor.render.topology_text_shared import clean
 
 COLORS = {
     "nvlink": "#2f9e44",

@@ -6,23 +6,46 @@ down), the NICs, NVSwitches and fabric manager, and the GPU pairs that cannot re
 
 Like the report renderer (``terminal.py``) the text is first laid out as lines of (text, style) spans:
 the plain mode joins the text, the colour mode hands the same spans to rich, so both always show the
-same thing.  The small helpers at the top (which GPUs and NICs there are, what kind a path is, whether
-a link is degraded) are shared with the SVG renderer so the two never disagree.
+same thing.  The small helpers (which GPUs and NICs there are, what kind a path is, how a link reads)
+live in ``topology_text_shared``, shared with the SVG renderer so the two never disagree; they are
+re-exported here, where the SVG modules have always imported them from.
 """
 
 from __future__ import annotations
 
 import re
-import unicodedata
-from collections.abc import Callable, Iterable
+from collections.abc import Callable
 
 from gpudoctor.facts.predicates import narrow_lanes, pcie_slow
-from gpudoctor.facts.topology_model import PATH_MEANING, MachineTopology, NvLinkState, PcieLink, nvlink_count
+from gpudoctor.facts.topology_model import PATH_MEANING, MachineTopology
+from gpudoctor.render.topology_text_shared import (
+    NO_TOPOLOGY,
+    clean,
+    form_factor_label,
+    gpu_indices,
+    natural_key,
+    nic_labels,
+    nvlink_text,
+    or_unknown,
+    path_kind,
+    pcie_text,
+)
+
+__all__ = [
+    "NO_TOPOLOGY",
+    "clean",
+    "form_factor_label",
+    "gpu_indices",
+    "layout",
+    "nic_labels",
+    "nvlink_text",
+    "path_kind",
+    "pcie_text",
+    "render_topology_text",
+]
 
 Span = tuple[str, str]  # (text, rich style; "" for none)
 Line = list[Span]
-
-NO_TOPOLOGY = "no GPU topology known"
 
 # Nearest first, as nvidia-smi's legend; "NV#" stands for every NV<count>.
 KIND_ORDER = ("NV#", "PIX", "PXB", "PHB", "NODE", "SYS", "SOC")
@@ -51,69 +74,6 @@ WARN = "bold yellow"
 BAD = "bold red"
 SEP = "  "
 MIN_WIDTH = 40
-
-
-# ---------------------------------------------------------------- helpers shared with the SVG renderer
-
-
-def clean(text: object) -> str:
-    """One line of printable text: control and format characters (escape sequences, NULs, lone surrogates)
-    dropped, whitespace runs made one space.  Names come from the driver and from pasted files; neither may
-    steer the terminal or break a table."""
-    if text is None:
-        return ""
-    kept = "".join(ch if not unicodedata.category(ch).startswith("C") else " " for ch in str(text))
-    return " ".join(kept.split())
-
-
-def gpu_indices(topo: MachineTopology) -> list[int]:
-    """Every GPU the model mentions, sorted: a pair or a NIC link can name a GPU nobody described."""
-    found = {gpu.index for gpu in topo.gpus}
-    found.update(index for pair in topo.pairs for index in (pair.a, pair.b))
-    found.update(gpu for gpu, _ in topo.nics_links)
-    return sorted(index for index in found if isinstance(index, int) and not isinstance(index, bool))
-
-
-def nic_labels(topo: MachineTopology) -> list[str]:
-    """The NICs in the model's order, then any only the GPU→NIC links name."""
-    labels = [nic.label for nic in topo.nics]
-    extra = sorted({nic for _, nic in topo.nics_links if nic not in labels}, key=_natural)
-    return _unique(labels + extra)
-
-
-def path_kind(path: str | None) -> str | None:
-    """ "NV#" for any NVLink path, the topo -m word for a known PCIe/CPU path, None for anything else."""
-    if nvlink_count(path) is not None:
-        return "NV#"
-    word = (path or "").strip().upper()
-    return word if word in PATH_MEANING and word not in ("X", "NV") else None
-
-
-def form_factor_label(form_factor: str | None) -> str:
-    """ "SXM" / "PCIe" as people write them; anything else as given."""
-    text = clean(form_factor)
-    return {"sxm": "SXM", "pcie": "PCIe"}.get(text.lower(), text)
-
-
-def pcie_text(link: PcieLink | None) -> str | None:
-    """ "Gen4 x16 (max Gen4 x16)"; None when nothing about the link is known."""
-    if link is None or all(v is None for v in (link.gen_current, link.gen_max, link.width_current, link.width_max)):
-        return None
-    now = f"Gen{_q(link.gen_current)} x{_q(link.width_current)}"
-    if link.gen_max is None and link.width_max is None:
-        return now
-    return f"{now} (max Gen{_q(link.gen_max)} x{_q(link.width_max)})"
-
-
-def nvlink_text(state: NvLinkState | None) -> str | None:
-    """ "18/18 active" or "16/18 active, down: 3, 7"; None when nobody reported NVLinks."""
-    if state is None:
-        return None
-    if state.total == 0:
-        return "none"
-    text = f"{state.active}/{state.total} active"
-    down = state.down
-    return text + (", down: " + ", ".join(str(link) for link in down) if down else "")
 
 
 # ---------------------------------------------------------------- rendering
@@ -184,7 +144,7 @@ def _matrix(topo: MachineTopology, gpus: list[int], nics: list[str], width: int)
     ]
     by_index = {gpu.index: gpu for gpu in topo.gpus}
     affinity = [_cut(_affinity_cell(getattr(by_index.get(a), "cpu_affinity", None)), longest) for a in gpus]
-    numa = [_cut(clean(_q(getattr(by_index.get(a), "numa_node", None))), longest) for a in gpus]
+    numa = [_cut(clean(or_unknown(getattr(by_index.get(a), "numa_node", None))), longest) for a in gpus]
     info_columns = [_Column("CPU Affinity", affinity, [""] * len(gpus)), _Column("NUMA", numa, [""] * len(gpus))]
 
     def fits(columns: list[_Column]) -> bool:
@@ -334,13 +294,13 @@ def _machine_lines(topo: MachineTopology, gpus: list[int]) -> list[Line]:
         else:
             text = ", ".join(
                 f"GPU{gpu} {clean(state)}"
-                for gpu, state in sorted(topo.fabric_states.items(), key=lambda kv: _natural(str(kv[0])))
+                for gpu, state in sorted(topo.fabric_states.items(), key=lambda kv: natural_key(str(kv[0])))
             )
         lines.append([("GPU fabric state: ", "bold"), (text, "")])
     if topo.numa_nodes:
         nodes = "; ".join(
             f"{clean(node)}: CPUs {clean(cpus) or '?'}"
-            for node, cpus in sorted(topo.numa_nodes.items(), key=lambda kv: _natural(str(kv[0])))
+            for node, cpus in sorted(topo.numa_nodes.items(), key=lambda kv: natural_key(str(kv[0])))
         )
         lines.append([("NUMA nodes: ", "bold"), (nodes, "")])
     if topo.process_cpus:
@@ -406,10 +366,6 @@ def _cut(text: str, limit: int) -> str:
     return text if len(text) <= limit else text[: max(limit - 1, 0)] + "…"
 
 
-def _q(value: object) -> str:
-    return "?" if value is None else str(value)
-
-
 def _count(value: object) -> int | None:
     """An integer count, or None for anything else (a model read back from JSON may hold anything)."""
     return value if isinstance(value, int) and not isinstance(value, bool) else None
@@ -417,16 +373,3 @@ def _count(value: object) -> int | None:
 
 def _plural(count: int, word: str) -> str:
     return f"{count} {word}" + ("" if count == 1 else "s")
-
-
-def _natural(label: str) -> tuple[tuple[int, int, str], ...]:
-    # NIC2 before NIC10.
-    # ASCII digits only: "²" is a digit to str.isdigit() but not to int().
-    return tuple(
-        (0, int(part), "") if part.isascii() and part.isdigit() else (1, 0, part)
-        for part in re.split(r"([0-9]+)", str(label))
-    )
-
-
-def _unique(items: Iterable[str]) -> list[str]:
-    return list(dict.fromkeys(items))

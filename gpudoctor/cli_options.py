@@ -1,0 +1,203 @@
+"""The command line's building blocks: argparse value types and the option groups several commands share.
+
+``gpudoctor.cli`` puts them together into the parser.  Standard library only, like the parser itself, so
+``gpudoctor --version`` and ``--help`` stay as fast as Python starts.
+"""
+
+from __future__ import annotations
+
+import argparse
+import re
+
+# ---------------------------------------------------------------- value types
+
+
+def _version_text(value: str, what: str, pattern: str) -> str:
+    if not re.fullmatch(pattern, value.strip()):
+        raise argparse.ArgumentTypeError(f"{value!r} is not a {what}")
+    return value.strip()
+
+
+def compute_capability(value: str) -> str:
+    return _version_text(value, "compute capability like 8.0", r"\d{1,2}\.\d")
+
+
+def driver_version(value: str) -> str:
+    return _version_text(value, "driver version like 535.104.05", r"\d{2,4}(\.\d{1,3}){0,2}")
+
+
+def cuda_version(value: str) -> str:
+    return _version_text(value, "CUDA version like 12.4", r"\d{1,2}\.\d{1,2}(\.\d{1,3})?")
+
+
+def positive_float(value: str) -> float:
+    try:
+        number = float(value)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{value!r} is not a number") from None
+    if not number > 0:
+        raise argparse.ArgumentTypeError(f"{value!r} must be greater than 0")
+    return number
+
+
+def positive_int(value: str) -> int:
+    try:
+        number = int(value)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{value!r} is not a whole number") from None
+    if number < 1:
+        raise argparse.ArgumentTypeError(f"{value!r} must be at least 1")
+    return number
+
+
+def codes(value: str) -> list[str]:
+    found = [c.strip().upper() for c in value.split(",") if c.strip()]
+    for code in found:
+        if not re.fullmatch(r"[A-Z][A-Z0-9]*", code):
+            raise argparse.ArgumentTypeError(f"{code!r} is not a check code or code prefix")
+    return found
+
+
+_FRAMEWORKS = ("torch", "tensorflow", "jax")
+
+
+def framework_spec(value: str) -> tuple[str, str | None]:
+    """ "torch" or "torch==2.7" -> ("torch", "2.7")."""
+    name, _, version_text = value.strip().partition("==")
+    name = name.strip().lower()
+    aliases = {"pytorch": "torch", "tf": "tensorflow"}
+    name = aliases.get(name, name)
+    if name not in _FRAMEWORKS:
+        raise argparse.ArgumentTypeError(f"unknown framework {value!r}: choose from {', '.join(_FRAMEWORKS)}")
+    version = version_text.strip() or None
+    if version is not None and not re.fullmatch(r"\d+(\.\d+){0,2}", version):
+        raise argparse.ArgumentTypeError(f"{value!r}: the version must look like 2.7 or 2.7.1")
+    return name, version
+
+
+def framework_spec_or_none(value: str) -> tuple[str, str | None] | None:
+    return None if value.strip().lower() == "none" else framework_spec(value)
+
+
+def python_version(value: str) -> str:
+    return _version_text(value, "Python version", r"3\.\d{1,2}")
+
+
+FRAMEWORK_CHOICES = ("torch", "tensorflow", "jax", "cupy")
+
+
+def frameworks(value: str) -> list[str]:
+    names = [n.strip().lower() for n in value.split(",") if n.strip()]
+    if names == ["none"]:
+        return []
+    if names == ["all"]:
+        return list(FRAMEWORK_CHOICES)
+    for name in names:
+        if name not in FRAMEWORK_CHOICES:
+            raise argparse.ArgumentTypeError(
+                f"{name!r} is not one of {', '.join(FRAMEWORK_CHOICES)} (or 'all', 'none')"
+            )
+    return names
+
+
+# ---------------------------------------------------------------- option groups several commands share
+
+
+def add_generator_target(parser: argparse.ArgumentParser) -> None:
+    target = parser.add_argument_group("the machine to fit (default: this one)")
+    target.add_argument(
+        "--for-driver",
+        type=driver_version,
+        metavar="VERSION",
+        help="the host driver that will run it, e.g. 550.54.15 (default: this machine's)",
+    )
+    target.add_argument(
+        "--from",
+        dest="from_path",
+        metavar="PATH",
+        help="fit the machine of a snapshot (directory, .tar.gz or one evidence file)",
+    )
+    add_timeout(target)
+
+
+def add_output(parser: argparse.ArgumentParser, what: str) -> None:
+    parser.add_argument("-o", "--output", metavar="FILE", help=f"write {what} to FILE (default: stdout)")
+    parser.add_argument("--force", action="store_true", help="replace FILE if it exists")
+    parser.add_argument("-v", "--verbose", action="store_true", help="also list every choice and why on stderr")
+
+
+def add_timeout(parser: argparse.ArgumentParser | argparse._ArgumentGroup) -> None:
+    parser.add_argument(
+        "--timeout",
+        type=positive_float,
+        default=10.0,
+        metavar="SECONDS",
+        help="limit for each external command, e.g. a hanging nvidia-smi (default: 10)",
+    )
+
+
+def add_probe_options(parser: argparse.ArgumentParser) -> None:
+    probes = parser.add_argument_group("framework probes (run in the target Python, never in gpudoctor's own)")
+    probes.add_argument(
+        "--python",
+        metavar="PATH",
+        help="the Python whose frameworks to probe: an interpreter, or a venv / conda prefix "
+        "(default: the active virtual or conda environment, else gpudoctor's own Python)",
+    )
+    probes.add_argument(
+        "--frameworks",
+        type=frameworks,
+        default=list(FRAMEWORK_CHOICES),
+        metavar="LIST",
+        help="which to probe, comma-separated: torch,tensorflow,jax,cupy; 'all' (default) or 'none'",
+    )
+    probes.add_argument(
+        "--probe-timeout",
+        type=positive_float,
+        default=60.0,
+        metavar="SECONDS",
+        help="limit for each framework probe: importing TensorFlow can take seconds (default: 60)",
+    )
+
+
+def add_smoke_options(parser: argparse.ArgumentParser, flag: bool) -> None:
+    """``flag``: the options come with a ``--smoke`` switch (check, collect); ``smoke`` itself always runs."""
+    smoke = parser.add_argument_group("smoke workloads (real matmul, CNN training step, bandwidth, all-reduce)")
+    if flag:
+        smoke.add_argument(
+            "--smoke",
+            action="store_true",
+            help="also run the smoke workloads in the target Python (seconds to minutes)",
+        )
+    # Beside check's --frameworks (which probes to run) a bare --framework would invite mix-ups.
+    prefix = "--smoke-" if flag else "--"
+    smoke.add_argument(
+        f"{prefix}framework",
+        dest="smoke_framework",
+        choices=("torch", "tensorflow"),
+        default="torch",
+        help="which framework runs the workloads (default: torch)",
+    )
+    mode = smoke.add_mutually_exclusive_group()
+    mode.add_argument(
+        f"{prefix}quick",
+        dest="smoke_mode",
+        action="store_const",
+        const="quick",
+        help="the whole suite in about 10 s on a GPU (default)",
+    )
+    mode.add_argument(
+        f"{prefix}full",
+        dest="smoke_mode",
+        action="store_const",
+        const="full",
+        help="bigger sizes and more repeats, for numbers to compare",
+    )
+    smoke.add_argument(
+        f"{prefix}budget",
+        dest="budget",
+        type=positive_float,
+        metavar="SECONDS",
+        help="stop starting new workloads after this long (default: 25 for --quick, 180 for --full)",
+    )
+    parser.set_defaults(smoke_mode="quick")
