@@ -22,6 +22,6 @@ settings.load_profile("gpudoctor")
 @pytest.fixture(scope="session")
 def fixtures_dir() -> pathlib.Path:
     path = real_fixtures_dir()
-    if not path.is_dir():
+    if not path.is_dir() or not any(path.iterdir()):
         pytest.skip(f"real captured fixtures not found at {path} (set GPUDOCTOR_FIXTURES)")
     return path

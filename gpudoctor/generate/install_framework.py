@@ -99,26 +99,23 @@ def choose_framework(request: InstallScriptRequest, python: str, os_name: str) -
     # JAX: the pinned release and extra for the driver that will run it; with no driver known, the one the newest
     # floor gives (the driver step installs at least that).
     from gpudoctor.kb.frameworks import jax_extras
-    from gpudoctor.kb.jax_releases import choose_jax, jax_releases
+    from gpudoctor.kb.jax_releases import JaxChoice, choose_jax, jax_releases
 
-    assumed = driver or newest_floor()
-    jax = choose_jax(
-        driver_version=assumed,
-        python_version=python,
-        os=os_name,
-        compute_capabilities=ccs,
-        jax_version=request.framework_version,
-    )
-    if jax.upgrade_driver_to and request.driver and os_name == "linux":
-        # The loaded driver is too old for any JAX CUDA build, but the driver step upgrades it to this build's floor.
-        assumed = newest_floor()
-        jax = choose_jax(
-            driver_version=assumed,
+    def choose(driver_version: str | None) -> JaxChoice:
+        return choose_jax(
+            driver_version=driver_version,
             python_version=python,
             os=os_name,
             compute_capabilities=ccs,
             jax_version=request.framework_version,
         )
+
+    assumed = driver or newest_floor()
+    jax = choose(assumed)
+    if jax.upgrade_driver_to and request.driver and os_name == "linux":
+        # The loaded driver is too old for any JAX CUDA build, but the driver step upgrades it to this build's floor.
+        assumed = newest_floor()
+        jax = choose(assumed)
     if jax.status != "ok" or not jax.requirement or not jax.extra:
         newest = choose_jax(driver_version=assumed, python_version=python, os=os_name, compute_capabilities=ccs)
         if request.framework_version and newest.version:
