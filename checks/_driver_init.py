@@ -11,12 +11,6 @@ from __future__ import annotations
 from gpudoctor.api import Fix
 from gpudoctor.facts.kernel_log import XidEvent
 from gpudoctor.facts.model import OsRelease
-from gpudoctor.kb.fix_catalogue import (
-    DRIVER_ARCHIVE_URL,
-    INIT_FAILURE_COMMANDS,
-    legacy_branch_commands,
-    proprietary_module_commands,
-)
 
 
 def legacy_branch(required: str) -> str:
@@ -26,6 +20,8 @@ def legacy_branch(required: str) -> str:
 
 def legacy_driver_fix(required: str, os_release: OsRelease | None) -> Fix:
     """Install the legacy branch the driver named for this GPU (it replaces the current branch)."""
+    from gpudoctor.kb import fix_catalogue as catalogue  # only when a fix is built
+
     branch = legacy_branch(required)
     os_id, id_like = (os_release.id, os_release.id_like) if os_release else (None, ())
     summary = (
@@ -33,11 +29,18 @@ def legacy_driver_fix(required: str, os_release: OsRelease | None) -> Fix:
         "installed branch, which dropped the GPU. Then reboot. A newer kernel or distribution release may no "
         f"longer build the {branch} branch: NVIDIA's archive lists which kernels it supports."
     )
-    return Fix(summary, legacy_branch_commands(os_id, id_like, branch), needs_root=True, url=DRIVER_ARCHIVE_URL)
+    return Fix(
+        summary,
+        catalogue.legacy_branch_commands(os_id, id_like, branch),
+        needs_root=True,
+        url=catalogue.DRIVER_ARCHIVE_URL,
+    )
 
 
 def proprietary_module_fix(kernel_version: str | None, os_release: OsRelease | None) -> Fix:
     """Replace the open kernel module with the proprietary one of the same branch (a GPU without a GSP)."""
+    from gpudoctor.kb import fix_catalogue as catalogue  # only when a fix is built
+
     branch = kernel_version.split(".", 1)[0] if kernel_version else None
     os_id, id_like = (os_release.id, os_release.id_like) if os_release else (None, ())
     summary = (
@@ -46,11 +49,13 @@ def proprietary_module_fix(kernel_version: str | None, os_release: OsRelease | N
         "(The other way round, when the proprietary module fails in the GSP firmware on a Turing or newer GPU, "
         "`options nvidia NVreg_EnableGpuFirmware=0` in /etc/modprobe.d turns the GSP firmware off.)"
     )
-    return Fix(summary, proprietary_module_commands(os_id, id_like, branch), needs_root=True)
+    return Fix(summary, catalogue.proprietary_module_commands(os_id, id_like, branch), needs_root=True)
 
 
 def init_failure_fix(xids: list[XidEvent]) -> Fix:
     """A GPU whose adapter failed to initialise: read the lines around it, reset, then power and seating."""
+    from gpudoctor.kb import fix_catalogue as catalogue  # only when a fix is built
+
     xid_note = (
         " The kernel log also has Xid " + ", ".join(sorted({str(e.code) for e in xids})) + ": `gpudoctor kb xid N` "
         "says what each means."
@@ -62,4 +67,4 @@ def init_failure_fix(xids: list[XidEvent]) -> Fix:
         "GPU or reboot; if it keeps failing, power the machine off, reseat the card and its power cables, and "
         "enable Above 4G decoding and Resizable BAR in the BIOS (new GPUs need them)." + xid_note
     )
-    return Fix(summary, INIT_FAILURE_COMMANDS, needs_root=True)
+    return Fix(summary, catalogue.INIT_FAILURE_COMMANDS, needs_root=True)

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 from gpudoctor.api import Fix
 from gpudoctor.facts.model import OsRelease
-from gpudoctor.kb import fix_catalogue
 
 # The generator writes the same steps for this distro as a script: idempotent, with --dry-run and key checks.
 INSTALL_SCRIPT_HINT = (
@@ -27,7 +26,12 @@ def _ids(os_release: OsRelease | None) -> tuple[str | None, tuple[str, ...], str
     return os_release.id, tuple(os_release.id_like), os_release.version_id
 
 
+# The catalogue is imported where a fix is built: most runs find nothing to fix and never pay its import.
+
+
 def install_driver(os_release: OsRelease | None) -> Fix:
+    from gpudoctor.kb import fix_catalogue
+
     route = fix_catalogue.driver_route_for_os(*_ids(os_release))
     return Fix(
         "Install the NVIDIA driver from your distribution, then reboot.",
@@ -38,6 +42,8 @@ def install_driver(os_release: OsRelease | None) -> Fix:
 
 
 def load_kernel_module() -> Fix:
+    from gpudoctor.kb import fix_catalogue
+
     return Fix(
         "Load the NVIDIA kernel module. If that fails, rebuild it for the running kernel "
         "(a kernel upgrade without matching headers is the usual cause) and check Secure Boot.",
@@ -47,6 +53,8 @@ def load_kernel_module() -> Fix:
 
 
 def reboot_for_mismatch() -> Fix:
+    from gpudoctor.kb import fix_catalogue
+
     return Fix(
         "The driver was upgraded while the old kernel module stayed loaded. Reboot; or, with no GPU process "
         "running, reload the modules. Then hold the driver packages so unattended upgrades can't do it again.",
@@ -56,6 +64,8 @@ def reboot_for_mismatch() -> Fix:
 
 
 def blacklist_nouveau(os_release: OsRelease | None) -> Fix:
+    from gpudoctor.kb import fix_catalogue
+
     os_id, id_like, _ = _ids(os_release)
     return Fix(
         "Stop nouveau from claiming the GPU, then reboot so the NVIDIA driver can bind.",

@@ -10,8 +10,9 @@ from __future__ import annotations
 import re
 import shlex
 from collections.abc import Iterable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
+from gpudoctor import kb
 from gpudoctor.api import Finding, Fix, Severity, not_applicable
 from gpudoctor.evidence.keys import EvidenceKey as Ev
 from gpudoctor.evidence.keys import framework_key
@@ -26,8 +27,10 @@ from gpudoctor.facts.framework_model import (
 )
 from gpudoctor.facts.model import GpuInfo
 from gpudoctor.facts.sources_state import Missing, Why
-from gpudoctor.kb.torch_choice import WheelChoice, choose_torch_wheel
 from gpudoctor.results import Outcome
+
+if TYPE_CHECKING:
+    from gpudoctor.kb.torch_choice import WheelChoice
 
 # What a framework probe (or a pasted report) says about one framework of the target Python.
 FrameworkFacts = TorchFacts | TensorflowFacts | JaxFacts | CupyFacts
@@ -225,7 +228,7 @@ def torch_wheel_fix(
 ) -> tuple[Fix | None, WheelChoice]:
     """The pip commands that install the PyTorch wheel this machine needs, and the KB's choice behind them."""
     os_name, machine = os_and_machine(torch.python)
-    choice = choose_torch_wheel(
+    choice = kb.choose_torch_wheel(
         driver_version=driver_version(facts),
         compute_capabilities=capabilities(facts, torch.devices),
         python_version=torch.python.version if torch.python is not None else None,

@@ -10,8 +10,9 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Protocol, TypeVar
+from typing import TYPE_CHECKING, Protocol, TypeVar
 
+from gpudoctor import kb
 from gpudoctor.api import Finding, Fix, Severity, not_applicable
 from gpudoctor.evidence.keys import EvidenceKey as Ev
 from gpudoctor.facts.facts import Facts
@@ -20,8 +21,10 @@ from gpudoctor.facts.model import GpuInfo
 from gpudoctor.facts.pci_address import normalize_bus_id
 from gpudoctor.facts.smoke_model import SmokeDevice, SmokeFacts
 from gpudoctor.facts.topology_model import TopoGpu
-from gpudoctor.kb.gpu_specs import GpuSpec, gpu_spec_for_name, pcie_rate_gbps
 from gpudoctor.results import Outcome
+
+if TYPE_CHECKING:
+    from gpudoctor.kb.gpu_specs import GpuSpec
 
 EVIDENCE = (Ev.SMOKE,)
 RUN_IT = "run `gpudoctor smoke` or `gpudoctor check --smoke`"
@@ -140,10 +143,10 @@ def gpu_for_device(facts: Facts, found: SmokeDevice | None) -> GpuInfo | None:
 
 def spec_for(facts: Facts, found: SmokeDevice | None) -> GpuSpec | None:
     """The spec sheet for a smoke device: by the framework's name, else by the driver's."""
-    spec = gpu_spec_for_name(found.name if found is not None else None)
+    spec = kb.gpu_spec_for_name(found.name if found is not None else None)
     if spec is None:
         gpu = gpu_for_device(facts, found)
-        spec = gpu_spec_for_name(gpu.name) if gpu is not None else None
+        spec = kb.gpu_spec_for_name(gpu.name) if gpu is not None else None
     return spec
 
 
@@ -183,16 +186,16 @@ class Link:
 
     @property
     def rate_now(self) -> float | None:
-        return pcie_rate_gbps(self.gen_now, self.width_now)
+        return kb.pcie_rate_gbps(self.gen_now, self.width_now)
 
     @property
     def rate_max(self) -> float | None:
-        return pcie_rate_gbps(self.gen_max, self.width_max)
+        return kb.pcie_rate_gbps(self.gen_max, self.width_max)
 
     @property
     def rate_at_full_speed(self) -> float | None:
         """The link's rate once it has trained up to full speed at its present width (GPUs slow an idle link)."""
-        return pcie_rate_gbps(self.gen_max or self.gen_now, self.width_now)
+        return kb.pcie_rate_gbps(self.gen_max or self.gen_now, self.width_now)
 
     def words(self, gen: int | None = None, width: int | None = None) -> str:
         gen = self.gen_now if gen is None else gen

@@ -2,15 +2,19 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
+from gpudoctor import kb
 from gpudoctor.api import Fix
 from gpudoctor.facts.facts import Facts
 from gpudoctor.facts.gpu_state import SLOWING_REASONS
 from gpudoctor.facts.smoke_model import MatmulResult, SmokeDevice, SmokeFacts
-from gpudoctor.kb.gpu_specs import GpuSpec
-from gpudoctor.kb.torch_choice import choose_torch_wheel
 from gpudoctor_checks import _smoke
 from gpudoctor_checks._frameworks import capabilities, driver_version, gpus_present, os_and_machine
 from gpudoctor_checks._smoke import BELOW_SPEC, SMALL_MATMUL
+
+if TYPE_CHECKING:
+    from gpudoctor.kb.gpu_specs import GpuSpec
 
 # (the row, its TFLOP/s, the spec sheet's peak for its dtype) of a matmul below half of its spec
 LowMatmul = tuple[MatmulResult, float, float]
@@ -24,7 +28,7 @@ def install_command(facts: Facts, smoke: SmokeFacts, python: str, module: str) -
         return f"{python} -m pip install torch --index-url https://download.pytorch.org/whl/cpu"
     target = smoke.python
     os_name, machine = os_and_machine(target)
-    choice = choose_torch_wheel(
+    choice = kb.choose_torch_wheel(
         driver_version=driver_version(facts),
         compute_capabilities=capabilities(facts),
         python_version=target.version if target is not None else None,

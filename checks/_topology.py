@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
+from gpudoctor import kb
 from gpudoctor.api import Finding, Fix, Severity
 from gpudoctor.evidence.keys import EvidenceKey as Ev
 from gpudoctor.facts.facts import Facts
 from gpudoctor.facts.predicates import gen_below_best, lanes_below_best
 from gpudoctor.facts.topology_model import GpuPair, MachineTopology, PcieLink, TopoGpu, nvlink_count
-from gpudoctor.kb.gpu_specs import gpu_spec_for_name, pcie_rate_gbps
 
 IDLE_STATES = {"P8", "P10", "P12"}
 # P2P statuses as nvidia-smi prints them, in words.
@@ -30,7 +30,7 @@ def link_words(gen: int | None, width: int | None) -> str:
 
 
 def _rate(gen: int | None, width: int | None) -> str:
-    rate = pcie_rate_gbps(gen, width)
+    rate = kb.pcie_rate_gbps(gen, width)
     return f"{rate:g} GB/s" if rate is not None else "? GB/s"
 
 
@@ -113,7 +113,7 @@ def link_findings(gpu: TopoGpu, idle_now: bool | None) -> list[Finding]:
                     (link.source or Ev.PCI_DEVICES,),
                 )
             )
-    spec = gpu_spec_for_name(gpu.name) if gpu.name else None
+    spec = kb.gpu_spec_for_name(gpu.name) if gpu.name else None
     if (
         spec is not None
         and spec.pcie_gen

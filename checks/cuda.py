@@ -4,13 +4,13 @@ from __future__ import annotations
 
 import os
 
+from gpudoctor import kb
 from gpudoctor.api import CheckContext, Finding, Fix, Severity, check, not_applicable, ok
 from gpudoctor.evidence.keys import EvidenceKey as Ev
 from gpudoctor.facts.cuda_toolkit import CudaToolkit
 from gpudoctor.facts.facts import Facts
 from gpudoctor.facts.predicates import cuda_major_minor as _major_minor
 from gpudoctor.facts.predicates import driver_runs_cuda_release
-from gpudoctor.kb.driver_cuda import min_driver_for_cuda, mvc_floor
 from gpudoctor.results import Outcome
 
 
@@ -132,8 +132,8 @@ def toolkit_vs_driver(facts: Facts, ctx: CheckContext) -> Outcome:
         described = ", ".join(f"CUDA {v} ({where})" for v, where in versions.items())
         needs = []
         for version in versions:
-            floor = mvc_floor(int(version.split(".")[0])) if version.split(".")[0].isdigit() else None
-            full = min_driver_for_cuda(_major_minor(version) or version)
+            floor = kb.mvc_floor(int(version.split(".")[0])) if version.split(".")[0].isdigit() else None
+            full = kb.min_driver_for_cuda(_major_minor(version) or version)
             if full:
                 needs.append(
                     f"CUDA {_major_minor(version)} needs driver ≥ {full}"

@@ -6,12 +6,12 @@ problem, so ``gpudoctor check --require-gpu`` exits 1 on a machine without one.
 
 from __future__ import annotations
 
+from gpudoctor import kb
 from gpudoctor.api import CheckContext, check, not_applicable, ok, problem, warning
 from gpudoctor.evidence.keys import EvidenceKey as Ev
 from gpudoctor.facts.facts import Facts
 from gpudoctor.facts.model import GpuInfo
 from gpudoctor.facts.predicates import driver_runs_cuda_release
-from gpudoctor.kb.versions import parse_driver_version
 from gpudoctor.results import Outcome
 
 
@@ -144,7 +144,7 @@ def min_driver(facts: Facts, ctx: CheckContext) -> Outcome:
     version = _loaded_driver(facts)
     if not version:
         return problem(f"no NVIDIA driver loaded (≥ {wanted} required)")
-    have, need = parse_driver_version(version), parse_driver_version(wanted)
+    have, need = kb.parse_driver_version(version), kb.parse_driver_version(wanted)
     if have is None or need is None:
         return warning(f"cannot compare driver {version} with {wanted}")
     if have >= need:

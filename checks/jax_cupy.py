@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
+from gpudoctor import kb
 from gpudoctor.api import CheckContext, Finding, Fix, Severity, check, not_applicable, ok
 from gpudoctor.facts.facts import Facts
 from gpudoctor.facts.framework_model import JaxFacts
-from gpudoctor.kb.frameworks import cupy_package_for_cuda, jax_install_requirement
 from gpudoctor.results import Outcome
 from gpudoctor_checks._frameworks import (
     capabilities,
@@ -95,7 +95,7 @@ def _jax_requirement(facts: Facts, jax: JaxFacts) -> str | None:
         )
         if choice.status == "ok" and choice.requirement:
             return choice.requirement
-    return jax_install_requirement(driver_version(facts), os_name, compute_capabilities=ccs)
+    return kb.jax_install_requirement(driver_version(facts), os_name, compute_capabilities=ccs)
 
 
 @check("CUPY001", area="cupy", title="CuPy reaches the GPU")
@@ -151,4 +151,4 @@ def _cupy_package(facts: Facts) -> str | None:
         major = int(str(cuda_max).split(".")[0])
     except ValueError:
         return None
-    return cupy_package_for_cuda(major)
+    return kb.cupy_package_for_cuda(major)

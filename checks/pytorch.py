@@ -8,13 +8,11 @@ from __future__ import annotations
 
 import re
 
+from gpudoctor import kb
 from gpudoctor.api import CheckContext, Finding, Severity, check, not_applicable, ok
 from gpudoctor.facts.facts import Facts
 from gpudoctor.facts.framework_model import TorchFacts
 from gpudoctor.facts.predicates import cuda_major_minor, driver_older
-from gpudoctor.kb.arch_coverage import arch_list_covers
-from gpudoctor.kb.driver_cuda import min_driver_for_cuda
-from gpudoctor.kb.torch_wheels import torch_variant, wheel_driver_floor
 from gpudoctor.results import Outcome
 from gpudoctor_checks._frameworks import (
     capabilities,
@@ -167,9 +165,9 @@ def torch_driver(facts: Facts, ctx: CheckContext) -> Outcome:
     if not driver or not (driver_usable(facts) or torch.source == "collect_env"):
         return not_applicable(f"torch needs CUDA {torch.cuda}; no loaded NVIDIA driver to compare (see DRV001)")
     os_name, _ = os_and_machine(torch.python)
-    floor = wheel_driver_floor(torch.cuda, os_name)
+    floor = kb.wheel_driver_floor(torch.cuda, os_name)
     cuda_mm = cuda_major_minor(torch.cuda)
-    native = min_driver_for_cuda(cuda_mm) if cuda_mm else None
+    native = kb.min_driver_for_cuda(cuda_mm) if cuda_mm else None
     data: dict[str, object] = {
         "torch_cuda": torch.cuda,
         "driver": driver,
@@ -241,7 +239,7 @@ def torch_arch(facts: Facts, ctx: CheckContext) -> Outcome:
     if torch.source == "collect_env":
         arch_source = "the report's warning"
     if not (torch.arch_list_known and arch_list):
-        variant = torch_variant(torch.version, torch.local_tag)
+        variant = kb.torch_variant(torch.version, torch.local_tag)
         known = variant.arch_list_for(os_name, machine) if variant else None
         arch_list, arch_source = (list(known), "knowledge base") if known else ([], None)
     data: dict[str, object] = {"compute_capabilities": ccs, "arch_list": arch_list, "arch_list_source": arch_source}
@@ -252,7 +250,7 @@ def torch_arch(facts: Facts, ctx: CheckContext) -> Outcome:
         )
     uncovered, jit = [], []
     for cc in ccs:
-        coverage = arch_list_covers(arch_list, cc)
+        coverage = kb.arch_list_covers(arch_list, cc)
         if coverage.status == "none":
             uncovered.append(cc)
         elif coverage.status == "ptx":

@@ -2,12 +2,11 @@
 
 from __future__ import annotations
 
+from gpudoctor import kb
 from gpudoctor.api import CheckContext, Finding, Fix, Severity, check, not_applicable, ok
 from gpudoctor.facts.facts import Facts
 from gpudoctor.facts.framework_model import TensorflowFacts
 from gpudoctor.facts.predicates import driver_older
-from gpudoctor.kb.tensorflow_builds import choose_tensorflow
-from gpudoctor.kb.torch_wheels import wheel_driver_floor
 from gpudoctor.results import Outcome
 from gpudoctor_checks._frameworks import (
     driver_usable,
@@ -135,7 +134,7 @@ def tf_gpu(facts: Facts, ctx: CheckContext) -> Outcome:
             message, [Finding(Severity.PROBLEM, message, _tf_install_fix(facts, tf, replace=True), evidence)], data
         )
     driver = driver_version(facts)
-    floor = wheel_driver_floor(tf.build_cuda, os_name or "linux") if tf.build_cuda else None
+    floor = kb.wheel_driver_floor(tf.build_cuda, os_name or "linux") if tf.build_cuda else None
     if driver and floor and driver_usable(facts) and driver_older(driver, floor):
         message = (
             f"TensorFlow {tf.version} is built for CUDA {tf.build_cuda}, which needs driver ≥ {floor}; "
@@ -183,7 +182,7 @@ def _library_fix(facts: Facts, tf: TensorflowFacts) -> Fix:
 
 def _tf_install_fix(facts: Facts, tf: TensorflowFacts, replace: bool) -> Fix:
     python = tf.python
-    choice = choose_tensorflow(
+    choice = kb.choose_tensorflow(
         driver_version=driver_version(facts),
         python_version=python.version if python else None,
         os=(python.os if python else None) or "linux",

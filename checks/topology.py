@@ -6,10 +6,10 @@ from __future__ import annotations
 from collections import defaultdict
 from typing import Any
 
+from gpudoctor import kb
 from gpudoctor.api import CheckContext, Finding, Fix, Severity, check, not_applicable, ok
 from gpudoctor.evidence.keys import EvidenceKey as Ev
 from gpudoctor.facts.facts import Facts
-from gpudoctor.kb.gpu_specs import pcie_rate_gbps
 from gpudoctor.results import Outcome
 from gpudoctor_checks import _topology as t
 
@@ -48,8 +48,8 @@ def pcie_links(facts: Facts, ctx: CheckContext) -> Outcome:
             "source": link.source,
             "idle": idle,
             "replay_count": link.replay_count,
-            "gbps_now": pcie_rate_gbps(link.gen_current, link.width_current),
-            "gbps_max": pcie_rate_gbps(link.gen_max, link.width_max),
+            "gbps_now": kb.pcie_rate_gbps(link.gen_current, link.width_current),
+            "gbps_max": kb.pcie_rate_gbps(link.gen_max, link.width_max),
         }
         findings += t.link_findings(gpu, idle)
     worst = [f for f in findings if f.severity in (Severity.PROBLEM, Severity.WARNING)]

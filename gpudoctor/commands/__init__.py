@@ -41,7 +41,7 @@ RUNS_PROGRAMS = frozenset({"check", "collect", "smoke", "topo", "dockerfile", "i
 
 def run(name: str, args: argparse.Namespace) -> int:
     main = command(name)
-    if name not in RUNS_PROGRAMS:
+    if name not in RUNS_PROGRAMS or getattr(args, "from_path", None):  # a snapshot is read, nothing is run
         return main(args)
     from gpudoctor.evidence.run_command import stop_commands_on_signals
 

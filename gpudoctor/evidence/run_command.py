@@ -25,10 +25,12 @@ import time
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from types import FrameType
-
-import psutil
+from typing import TYPE_CHECKING
 
 from gpudoctor.evidence.model import EvidenceItem
+
+if TYPE_CHECKING:
+    import psutil
 
 # Bytes kept per stream (the name is older than the unit): a runaway command must not fill memory or a
 # snapshot.  What it writes beyond this is read and dropped, so the command is not blocked on a full pipe.
@@ -138,6 +140,8 @@ def kill_group(proc: subprocess.Popen[bytes]) -> None:
     if proc.returncode is not None:
         _signal_group(proc.pid, signal.SIGKILL)
         return
+    import psutil  # only when something must be killed: most runs never pay its import
+
     # Stopped first, so that nothing forks while the tree is read; then read again and killed.
     victims = _tree(proc.pid)
     for victim in victims:
@@ -289,6 +293,8 @@ def _has_exited(proc: subprocess.Popen[bytes]) -> bool:
 
 
 def _tree(pid: int) -> set[psutil.Process]:
+    import psutil
+
     try:
         leader = psutil.Process(pid)
         return {leader, *leader.children(recursive=True)}
@@ -298,6 +304,8 @@ def _tree(pid: int) -> set[psutil.Process]:
 
 def _carrying(marker: str) -> set[psutil.Process]:
     """Every process whose environment holds our marker (those of other users cannot be read, nor started by us)."""
+    import psutil
+
     found = set()
     for process in psutil.process_iter():
         with contextlib.suppress(psutil.Error):

@@ -8,9 +8,13 @@ Pure functions of parsed facts and the knowledge base; nothing here reads eviden
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
+from gpudoctor import kb
 from gpudoctor.facts.topology_model import PcieLink
-from gpudoctor.kb.driver_cuda import DriverCudaVerdict, driver_runs_cuda
-from gpudoctor.kb.versions import parse_driver_version
+
+if TYPE_CHECKING:
+    from gpudoctor.kb.driver_cuda import DriverCudaVerdict
 
 # --------------------------------------------------------------------------- PCIe links
 
@@ -49,7 +53,7 @@ def pcie_slow(link: PcieLink | None) -> bool:
 
 def driver_older(version: str | None, than: str | None) -> bool:
     """``version`` is a driver release older than ``than``; False when either is not a driver version."""
-    a, b = parse_driver_version(version), parse_driver_version(than)
+    a, b = kb.parse_driver_version(version), kb.parse_driver_version(than)
     return a is not None and b is not None and a < b
 
 
@@ -65,4 +69,4 @@ def cuda_major_minor(version: str | None) -> str | None:
 def driver_runs_cuda_release(driver_version: str, cuda: str) -> DriverCudaVerdict:
     """Whether this driver runs programs built with CUDA ``cuda`` ("12.4", "12.4.1"): natively, through
     minor-version compatibility, or not at all, judged on the release's major.minor."""
-    return driver_runs_cuda(driver_version, cuda_major_minor(cuda) or cuda)
+    return kb.driver_runs_cuda(driver_version, cuda_major_minor(cuda) or cuda)

@@ -51,7 +51,8 @@ def _torch_build(request: DockerfileRequest, driver: str | None, python: str, os
         )
     if own is not None and wheel.torch != own.torch:
         floors = [kb.wheel_driver_floor(v.cuda) for v in own.variants if v.cuda]
-        floor = min((f for f in floors if f and kb.parse_driver_version(f)), key=kb.parse_driver_version, default=None)
+        parsed = [(version, f) for f in floors if f and (version := kb.parse_driver_version(f))]
+        floor = min(parsed)[1] if parsed else None
         raise _version_refused(
             request,
             own.torch,

@@ -28,7 +28,7 @@ Driver versions compare as integer tuples ("570.124.06" > "570.26"); CUDA versio
 from __future__ import annotations
 
 import importlib
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 # Each public name -> the module that defines it.  Imported on first use (PEP 562): the framework
 # tables take tens of milliseconds to import, and a run on a machine without GPU frameworks never
@@ -105,6 +105,218 @@ _HOMES = {
     "gpudoctor.kb.versions": ("parse_cuda_version", "parse_driver_version"),
     "gpudoctor.kb.xid": ("XidInfo", "describe_xid", "recovery_action_severity", "xid_codes", "xid_info"),
 }
+if TYPE_CHECKING:  # the same names, typed for mypy; at run time __getattr__ imports them on first use
+    from gpudoctor.kb.arch_coverage import (
+        ArchCoverage as ArchCoverage,
+    )
+    from gpudoctor.kb.arch_coverage import (
+        arch_list_covers as arch_list_covers,
+    )
+    from gpudoctor.kb.arch_coverage import (
+        parse_arch_list as parse_arch_list,
+    )
+    from gpudoctor.kb.arch_coverage import (
+        parse_compute_capability as parse_compute_capability,
+    )
+    from gpudoctor.kb.docker_images import (
+        CudaImage as CudaImage,
+    )
+    from gpudoctor.kb.docker_images import (
+        choose_cuda_image as choose_cuda_image,
+    )
+    from gpudoctor.kb.docker_images import (
+        image_tag as image_tag,
+    )
+    from gpudoctor.kb.docker_images import (
+        is_published as is_published,
+    )
+    from gpudoctor.kb.docker_images import (
+        os_tokens as os_tokens,
+    )
+    from gpudoctor.kb.docker_images import (
+        published_images as published_images,
+    )
+    from gpudoctor.kb.driver_cuda import (
+        DriverCudaVerdict as DriverCudaVerdict,
+    )
+    from gpudoctor.kb.driver_cuda import (
+        driver_runs_cuda as driver_runs_cuda,
+    )
+    from gpudoctor.kb.driver_cuda import (
+        max_cuda_for_driver as max_cuda_for_driver,
+    )
+    from gpudoctor.kb.driver_cuda import (
+        min_driver_for_cuda as min_driver_for_cuda,
+    )
+    from gpudoctor.kb.driver_cuda import (
+        mvc_floor as mvc_floor,
+    )
+    from gpudoctor.kb.frameworks import (
+        CudnnMajor as CudnnMajor,
+    )
+    from gpudoctor.kb.frameworks import (
+        cudnn_major as cudnn_major,
+    )
+    from gpudoctor.kb.frameworks import (
+        cudnn_min_compute_capability as cudnn_min_compute_capability,
+    )
+    from gpudoctor.kb.frameworks import (
+        cupy_package_for_cuda as cupy_package_for_cuda,
+    )
+    from gpudoctor.kb.frameworks import (
+        jax_cuda_extra as jax_cuda_extra,
+    )
+    from gpudoctor.kb.frameworks import (
+        jax_install_requirement as jax_install_requirement,
+    )
+    from gpudoctor.kb.gpu_names import (
+        GpuCapability as GpuCapability,
+    )
+    from gpudoctor.kb.gpu_names import (
+        architecture_for_cc as architecture_for_cc,
+    )
+    from gpudoctor.kb.gpu_names import (
+        build_name_index as build_name_index,
+    )
+    from gpudoctor.kb.gpu_names import (
+        compute_capability_for_name as compute_capability_for_name,
+    )
+    from gpudoctor.kb.gpu_names import (
+        match_name as match_name,
+    )
+    from gpudoctor.kb.gpu_names import (
+        normalize_gpu_name as normalize_gpu_name,
+    )
+    from gpudoctor.kb.gpu_specs import (
+        GpuSpec as GpuSpec,
+    )
+    from gpudoctor.kb.gpu_specs import (
+        gpu_spec_for_name as gpu_spec_for_name,
+    )
+    from gpudoctor.kb.gpu_specs import (
+        max_nvlinks_per_gpu as max_nvlinks_per_gpu,
+    )
+    from gpudoctor.kb.gpu_specs import (
+        nvlink_rate_gbps as nvlink_rate_gbps,
+    )
+    from gpudoctor.kb.gpu_specs import (
+        pcie_gen_for_speed as pcie_gen_for_speed,
+    )
+    from gpudoctor.kb.gpu_specs import (
+        pcie_rate_gbps as pcie_rate_gbps,
+    )
+    from gpudoctor.kb.health_limits import (
+        HealthLimit as HealthLimit,
+    )
+    from gpudoctor.kb.health_limits import (
+        all_health_limits as all_health_limits,
+    )
+    from gpudoctor.kb.health_limits import (
+        health_limit as health_limit,
+    )
+    from gpudoctor.kb.health_limits import (
+        is_datacenter_brand as is_datacenter_brand,
+    )
+    from gpudoctor.kb.health_limits import (
+        near_slowdown as near_slowdown,
+    )
+    from gpudoctor.kb.health_limits import (
+        nvlink_crc_rate_limit as nvlink_crc_rate_limit,
+    )
+    from gpudoctor.kb.health_limits import (
+        pcie_replay_rate_limit as pcie_replay_rate_limit,
+    )
+    from gpudoctor.kb.health_limits import (
+        retired_pages_capacity as retired_pages_capacity,
+    )
+    from gpudoctor.kb.health_limits import (
+        retired_pages_dbe_soft_limit as retired_pages_dbe_soft_limit,
+    )
+    from gpudoctor.kb.health_limits import (
+        retired_pages_limit as retired_pages_limit,
+    )
+    from gpudoctor.kb.health_limits import (
+        retired_pages_over_limit as retired_pages_over_limit,
+    )
+    from gpudoctor.kb.health_limits import (
+        row_remap_bank_limit as row_remap_bank_limit,
+    )
+    from gpudoctor.kb.health_limits import (
+        row_remap_capacity as row_remap_capacity,
+    )
+    from gpudoctor.kb.health_limits import (
+        temperature_margin_c as temperature_margin_c,
+    )
+    from gpudoctor.kb.loading import (
+        DATA_FILES as DATA_FILES,
+    )
+    from gpudoctor.kb.loading import (
+        kb_info as kb_info,
+    )
+    from gpudoctor.kb.python_versions import (
+        parse_python_version as parse_python_version,
+    )
+    from gpudoctor.kb.tensorflow_builds import (
+        TfChoice as TfChoice,
+    )
+    from gpudoctor.kb.tensorflow_builds import (
+        TfRelease as TfRelease,
+    )
+    from gpudoctor.kb.tensorflow_builds import (
+        choose_tensorflow as choose_tensorflow,
+    )
+    from gpudoctor.kb.tensorflow_builds import (
+        tf_release as tf_release,
+    )
+    from gpudoctor.kb.tensorflow_builds import (
+        tf_releases as tf_releases,
+    )
+    from gpudoctor.kb.torch_choice import (
+        WheelChoice as WheelChoice,
+    )
+    from gpudoctor.kb.torch_choice import (
+        choose_torch_wheel as choose_torch_wheel,
+    )
+    from gpudoctor.kb.torch_wheels import (
+        TorchRelease as TorchRelease,
+    )
+    from gpudoctor.kb.torch_wheels import (
+        TorchVariant as TorchVariant,
+    )
+    from gpudoctor.kb.torch_wheels import (
+        torch_release as torch_release,
+    )
+    from gpudoctor.kb.torch_wheels import (
+        torch_releases as torch_releases,
+    )
+    from gpudoctor.kb.torch_wheels import (
+        torch_variant as torch_variant,
+    )
+    from gpudoctor.kb.torch_wheels import (
+        wheel_driver_floor as wheel_driver_floor,
+    )
+    from gpudoctor.kb.versions import (
+        parse_cuda_version as parse_cuda_version,
+    )
+    from gpudoctor.kb.versions import (
+        parse_driver_version as parse_driver_version,
+    )
+    from gpudoctor.kb.xid import (
+        XidInfo as XidInfo,
+    )
+    from gpudoctor.kb.xid import (
+        describe_xid as describe_xid,
+    )
+    from gpudoctor.kb.xid import (
+        recovery_action_severity as recovery_action_severity,
+    )
+    from gpudoctor.kb.xid import (
+        xid_codes as xid_codes,
+    )
+    from gpudoctor.kb.xid import (
+        xid_info as xid_info,
+    )
+
 _MODULE_OF = {name: module for module, names in _HOMES.items() for name in names}
 
 
