@@ -264,7 +264,7 @@ def missing_nvlink_findings(topo: MachineTopology, built_with: list[TopoGpu], re
 
 def fabric_manager_fix(facts: Facts) -> Fix:
     version = facts.driver.kernel_version or facts.driver.userspace_version
-    branch = version.split(".")[0] if version else "<branch>"
+    branch = str(kb.major(version) or "<branch>")
     package = f"nvidia-fabricmanager-{branch}" + (f"={version}-1" if version else "")
     return Fix(
         "Install the fabric manager of exactly the driver's version, start it and enable it at boot.",

@@ -132,7 +132,8 @@ def toolkit_vs_driver(facts: Facts, ctx: CheckContext) -> Outcome:
         described = ", ".join(f"CUDA {v} ({where})" for v, where in versions.items())
         needs = []
         for version in versions:
-            floor = kb.mvc_floor(int(version.split(".")[0])) if version.split(".")[0].isdigit() else None
+            cuda_major = kb.major(version)
+            floor = kb.mvc_floor(cuda_major) if cuda_major is not None else None
             full = kb.min_driver_for_cuda(_major_minor(version) or version)
             if full:
                 needs.append(

@@ -146,9 +146,5 @@ def cupy_works(facts: Facts, ctx: CheckContext) -> Outcome:
 
 
 def _cupy_package(facts: Facts) -> str | None:
-    cuda_max = facts.driver.cuda_max
-    try:
-        major = int(str(cuda_max).split(".")[0])
-    except ValueError:
-        return None
-    return kb.cupy_package_for_cuda(major)
+    major = kb.major(facts.driver.cuda_max)
+    return kb.cupy_package_for_cuda(major) if major is not None else None

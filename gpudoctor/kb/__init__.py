@@ -102,7 +102,7 @@ _HOMES = {
         "torch_variant",
         "wheel_driver_floor",
     ),
-    "gpudoctor.kb.versions": ("parse_cuda_version", "parse_driver_version"),
+    "gpudoctor.kb.versions": ("major", "major_minor", "parse_cuda_version", "parse_driver_version"),
     "gpudoctor.kb.xid": ("XidInfo", "describe_xid", "recovery_action_severity", "xid_codes", "xid_info"),
 }
 if TYPE_CHECKING:  # the same names, typed for mypy; at run time __getattr__ imports them on first use
@@ -296,6 +296,12 @@ if TYPE_CHECKING:  # the same names, typed for mypy; at run time __getattr__ imp
         wheel_driver_floor as wheel_driver_floor,
     )
     from gpudoctor.kb.versions import (
+        major as major,
+    )
+    from gpudoctor.kb.versions import (
+        major_minor as major_minor,
+    )
+    from gpudoctor.kb.versions import (
         parse_cuda_version as parse_cuda_version,
     )
     from gpudoctor.kb.versions import (
@@ -333,76 +339,5 @@ def __dir__() -> list[str]:
     return sorted(list(globals()) + list(_MODULE_OF))
 
 
-__all__ = [
-    "DATA_FILES",
-    "ArchCoverage",
-    "CudaImage",
-    "CudnnMajor",
-    "DriverCudaVerdict",
-    "GpuCapability",
-    "GpuSpec",
-    "HealthLimit",
-    "TfChoice",
-    "TfRelease",
-    "TorchRelease",
-    "TorchVariant",
-    "WheelChoice",
-    "XidInfo",
-    "_load",
-    "all_health_limits",
-    "arch_list_covers",
-    "architecture_for_cc",
-    "build_name_index",
-    "choose_cuda_image",
-    "choose_tensorflow",
-    "choose_torch_wheel",
-    "compute_capability_for_name",
-    "cudnn_major",
-    "cudnn_min_compute_capability",
-    "cupy_package_for_cuda",
-    "describe_xid",
-    "driver_runs_cuda",
-    "gpu_spec_for_name",
-    "health_limit",
-    "image_tag",
-    "is_datacenter_brand",
-    "is_published",
-    "jax_cuda_extra",
-    "jax_install_requirement",
-    "kb_info",
-    "match_name",
-    "max_cuda_for_driver",
-    "max_nvlinks_per_gpu",
-    "min_driver_for_cuda",
-    "mvc_floor",
-    "near_slowdown",
-    "normalize_gpu_name",
-    "nvlink_crc_rate_limit",
-    "nvlink_rate_gbps",
-    "os_tokens",
-    "parse_arch_list",
-    "parse_compute_capability",
-    "parse_cuda_version",
-    "parse_driver_version",
-    "parse_python_version",
-    "pcie_gen_for_speed",
-    "pcie_rate_gbps",
-    "pcie_replay_rate_limit",
-    "published_images",
-    "recovery_action_severity",
-    "retired_pages_capacity",
-    "retired_pages_dbe_soft_limit",
-    "retired_pages_limit",
-    "retired_pages_over_limit",
-    "row_remap_bank_limit",
-    "row_remap_capacity",
-    "temperature_margin_c",
-    "tf_release",
-    "tf_releases",
-    "torch_release",
-    "torch_releases",
-    "torch_variant",
-    "wheel_driver_floor",
-    "xid_codes",
-    "xid_info",
-]
+# Every lazy name, exactly the table above (one home: the table).
+__all__ = sorted(_MODULE_OF)
