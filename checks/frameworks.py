@@ -44,15 +44,15 @@ def target_python(facts: Facts, ctx: CheckContext) -> Outcome:
 
     How to fix: pass `--python /path/to/venv` (or the interpreter) when gpudoctor picked the wrong one.
     """
-    record = facts.target_python
+    target = facts.target_python
     frameworks = _frameworks(facts)
     probed = {name: fw for name, fw in frameworks.items() if fw.run.status != "not_collected"}
     if not probed:
         return not_applicable("no framework was probed")
     data = {
-        "python": record.get("executable"),
-        "how": record.get("how"),
-        "version": record.get("version"),
+        "python": target.executable,
+        "how": target.how,
+        "version": target.version,
         "frameworks": {name: {"status": fw.run.status, "version": fw.version} for name, fw in probed.items()},
     }
     found = [
@@ -62,13 +62,13 @@ def target_python(facts: Facts, ctx: CheckContext) -> Outcome:
     broken = [LABELS[n] for n, fw in probed.items() if fw.run.status in ("import_error", "crashed", "timed_out")]
     if all(source_of(fw) in ("collect_env", "log") for fw in probed.values()):
         return ok("frameworks from a pasted report: " + (", ".join(found) or "see below"), data)
-    where = record.get("executable") or "the target Python"
-    version = f"Python {record['version']}" if record.get("version") else "Python"
+    where = target.executable or "the target Python"
+    version = f"Python {target.version}" if target.version else "Python"
     how = {
         "--python": "from --python",
         "VIRTUAL_ENV": "the active virtual environment",
         "CONDA_PREFIX": "the active conda environment",
-    }.get(str(record.get("how") or ""), "gpudoctor's own Python")
+    }.get(target.how or "", "gpudoctor's own Python")
     unrunnable = [
         fw
         for fw in probed.values()
@@ -99,9 +99,9 @@ def target_python(facts: Facts, ctx: CheckContext) -> Outcome:
     if absent:
         parts.append("not installed: " + ", ".join(absent))
     findings = []
-    if record.get("note"):
-        findings.append(Finding(Severity.INFO, str(record["note"]), None, (Ev.TARGET_PYTHON,)))
-    if record.get("how") not in ("--python", "VIRTUAL_ENV", "CONDA_PREFIX") and not found and not broken:
+    if target.note:
+        findings.append(Finding(Severity.INFO, target.note, None, (Ev.TARGET_PYTHON,)))
+    if target.how not in ("--python", "VIRTUAL_ENV", "CONDA_PREFIX") and not found and not broken:
         findings.append(
             Finding(
                 Severity.INFO,

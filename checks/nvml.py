@@ -150,23 +150,15 @@ def bindings(facts: Facts, ctx: CheckContext) -> Outcome:
 
     How to fix: `pip uninstall -y pynvml && pip install -I nvidia-ml-py`.
     """
-    packages = facts.python_packages
-    if packages is None:
+    bindings = facts.nvml_bindings
+    if bindings is None:
         return not_applicable("Python packages not collected")
-    # python-packages.json is the packages probe's JSON: every level is checked for its shape here.
-    listed = packages.get("distributions")
-    dists: dict[str, object] = listed if isinstance(listed, dict) else {}
-    entry = dists.get("nvidia-ml-py")
-    official = entry if isinstance(entry, dict) else None
-    legacy = {
-        name: d
-        for name, d in dists.items()
-        if name != "nvidia-ml-py" and isinstance(d, dict) and d.get("provides_pynvml_module")
-    }
+    official = bindings.get("nvidia-ml-py")
+    legacy = {d.name: d for d in bindings.distributions if d.name != "nvidia-ml-py" and d.provides_pynvml_module}
     data = {
-        "nvidia_ml_py": official.get("version") if official else None,
-        "legacy": {n: d.get("version") for n, d in legacy.items()},
-        "module_file": packages.get("pynvml_module_file"),
+        "nvidia_ml_py": official.version if official else None,
+        "legacy": {n: d.version for n, d in legacy.items()},
+        "module_file": bindings.pynvml_module_file,
     }
     fix = Fix(
         "Remove the legacy package and reinstall NVIDIA's bindings.",
@@ -176,7 +168,7 @@ def bindings(facts: Facts, ctx: CheckContext) -> Outcome:
         ),
     )
     if legacy:
-        names = ", ".join(f"{n} {d.get('version')}" for n, d in legacy.items())
+        names = ", ".join(f"{n} {d.version}" for n, d in legacy.items())
         return problem(
             f"the legacy {names} shadows nvidia-ml-py: both install the 'pynvml' module",
             fix,
@@ -190,4 +182,4 @@ def bindings(facts: Facts, ctx: CheckContext) -> Outcome:
             [Ev.PYTHON_PACKAGES],
             data,
         )
-    return ok(f"nvidia-ml-py {official.get('version')}", data=data)
+    return ok(f"nvidia-ml-py {official.version}", data=data)

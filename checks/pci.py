@@ -8,6 +8,7 @@ from gpudoctor.api import CheckContext, Finding, Fix, Severity, check, not_appli
 from gpudoctor.evidence.keys import EvidenceKey as Ev
 from gpudoctor.facts.facts import Facts
 from gpudoctor.facts.model import PciDevice
+from gpudoctor.facts.python_env import DmiFacts
 from gpudoctor.results import Outcome
 from gpudoctor_checks import _fixes
 
@@ -31,8 +32,8 @@ def _describe(device: PciDevice) -> str:
     return device.description or (f"[10de:{device.device_id}]" if device.device_id else "NVIDIA device")
 
 
-def _looks_like_vm(dmi: dict[str, object]) -> str | None:
-    text = " ".join(str(v) for v in dmi.values() if v)
+def _looks_like_vm(dmi: DmiFacts) -> str | None:
+    text = dmi.words
     return text if any(v in text.lower() for v in _VM_VENDORS) else None
 
 

@@ -36,15 +36,10 @@ def _driver_words(driver: DriverFacts) -> str | None:
 
 def _python_summary(facts: Facts) -> PythonSummary | None:
     """The probed interpreter, so every report says whose frameworks it judged."""
-    record = facts.target_python
-    if not record:
+    target = facts.target_python
+    if not target.known:
         return None
-
-    def text(key: str) -> str | None:
-        value = record.get(key)
-        return value if isinstance(value, str) else None
-
-    return {"executable": text("executable"), "version": text("version"), "how": text("how")}
+    return {"executable": target.executable, "version": target.version, "how": target.how}
 
 
 def machine_summary(facts: Facts, collect_s: float | None) -> MachineSummary:

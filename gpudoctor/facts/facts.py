@@ -41,6 +41,14 @@ from gpudoctor.facts.model import (
     PciDevice,
     SmiReport,
 )
+from gpudoctor.facts.python_env import (
+    DmiFacts,
+    NvmlBindings,
+    TargetPythonFacts,
+    parse_dmi,
+    parse_nvml_bindings,
+    target_python_facts,
+)
 from gpudoctor.facts.sources_state import Missing, SourceRun, source_run
 
 if TYPE_CHECKING:
@@ -189,10 +197,8 @@ class Facts:
         return [d for d in self.pci_devices if d.is_gpu or d.class_code is None]
 
     @cached_property
-    def dmi(self) -> dict[str, object]:
-        data = self.evidence.json(Ev.PCI_DEVICES.value)
-        dmi = data.get("dmi") if isinstance(data, dict) else None
-        return dmi if isinstance(dmi, dict) else {}
+    def dmi(self) -> DmiFacts:
+        return parse_dmi(self.evidence.json(Ev.PCI_DEVICES.value))
 
     # --- CUDA, cuDNN, libraries ---------------------------------------------
     @cached_property
@@ -258,9 +264,9 @@ class Facts:
         return text.strip() or None if text else None
 
     @cached_property
-    def python_packages(self) -> dict[str, object] | None:
-        data = self.evidence.json(Ev.PYTHON_PACKAGES.value)
-        return data if isinstance(data, dict) else None
+    def nvml_bindings(self) -> NvmlBindings | None:
+        """The NVML Python bindings installed beside gpudoctor; None when not collected."""
+        return parse_nvml_bindings(self.evidence.json(Ev.PYTHON_PACKAGES.value))
 
     # --- the frameworks of the target Python -------------------------------------
     @cached_property
@@ -313,20 +319,12 @@ class Facts:
         return parse_smoke(self.evidence.get(Ev.SMOKE.value))
 
     @cached_property
-    def target_python(self) -> dict[str, object]:
+    def target_python(self) -> TargetPythonFacts:
         """The probed interpreter: its path, why it was chosen, and what the probes learnt of it."""
-        record = self.evidence.json(Ev.TARGET_PYTHON.value)
-        record = dict(record) if isinstance(record, dict) else {}
-        for framework in (self.torch, self.tensorflow, self.jax, self.cupy):
-            python = framework.python
-            if python is not None:
-                record.setdefault("executable", python.executable)
-                record.setdefault("version", python.version)
-                record.setdefault("platform", python.platform)
-                record.setdefault("virtualenv", python.virtualenv)
-                record.setdefault("conda_prefix", python.conda_prefix)
-                break
-        return {k: v for k, v in record.items() if isinstance(k, str)}
+        probed = next(
+            (fw.python for fw in (self.torch, self.tensorflow, self.jax, self.cupy) if fw.python is not None), None
+        )
+        return target_python_facts(self.evidence.json(Ev.TARGET_PYTHON.value), probed)
 
     @cached_property
     def gpu_states(self) -> list[GpuState]:
