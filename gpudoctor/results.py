@@ -12,12 +12,13 @@ from __future__ import annotations
 import enum
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, TypedDict
+from typing import TYPE_CHECKING, Any, Optional, TypedDict, Union
 
 from gpudoctor.areas import ordered_keys
 
 if TYPE_CHECKING:
     from gpudoctor.facts.model import GpuInfo
+    from gpudoctor.report_json import FindingJson, FixJson, NextStepJson, ResultJson
 
 
 class Severity(str, enum.Enum):
@@ -47,7 +48,7 @@ class Fix:
     needs_root: bool = False
     url: str | None = None
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_dict(self) -> FixJson:
         return {
             "summary": self.summary,
             "commands": list(self.commands),
@@ -71,7 +72,7 @@ class Finding:
         # report compares, pickles and serialises the same whichever way a plugin named its evidence.
         object.__setattr__(self, "evidence", tuple(str(name) for name in self.evidence))
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_dict(self) -> FindingJson:
         return {
             "code": self.code,
             "severity": self.severity.value,
@@ -157,7 +158,7 @@ class CheckResult:
     duration_s: float = 0.0
     traceback: str | None = None
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_dict(self) -> ResultJson:
         return {
             "code": self.code,
             "area": self.area,
@@ -188,7 +189,7 @@ class NextStep:
     message: str
     fix: Fix
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_dict(self) -> NextStepJson:
         return {"code": self.code, "message": self.message, "fix": self.fix.to_dict()}
 
 
@@ -209,6 +210,8 @@ def next_step(results: Iterable[CheckResult]) -> NextStep | None:
 
 
 # ---------------------------------------------------------------- where and what the machine is
+# Part of the JSON report (gpudoctor.report_json): Optional, not X | None, because the report's schema
+# is generated from these annotations at run time, on Python 3.9 too.
 
 
 class _SourceKind(TypedDict):
@@ -218,48 +221,48 @@ class _SourceKind(TypedDict):
 class ReportSource(_SourceKind, total=False):
     """Where the evidence came from: ``{"kind": "live"}`` or ``{"kind": "snapshot", "path": ...}``."""
 
-    path: str | None
+    path: Optional[str]
 
 
 class GpuRecord(TypedDict, total=False):
     """One GPU as the report's machine summary (and GPU001's data) lists it."""
 
-    index: int | None
-    name: str | None
-    bus_id: str | None
-    uuid: str | None
-    memory_total_mib: int | None
-    compute_capability: str | None
-    compute_capability_source: str | None
-    architecture: str | None
-    compute_mode: str | None
-    persistence_mode: bool | None
-    mig_mode: str | None
+    index: Optional[int]
+    name: Optional[str]
+    bus_id: Optional[str]
+    uuid: Optional[str]
+    memory_total_mib: Optional[int]
+    compute_capability: Optional[str]
+    compute_capability_source: Optional[str]
+    architecture: Optional[str]
+    compute_mode: Optional[str]
+    persistence_mode: Optional[bool]
+    mig_mode: Optional[str]
     mig_devices: int
-    cuda_driver_max: str | None
+    cuda_driver_max: Optional[str]
 
 
 class PythonSummary(TypedDict):
     """The interpreter whose frameworks were probed, and why that one."""
 
-    executable: str | None
-    version: str | None
-    how: str | None
+    executable: Optional[str]
+    version: Optional[str]
+    how: Optional[str]
 
 
 class MachineSummary(TypedDict, total=False):
     """The machine in a few values; every key is optional (a snapshot may lack any of them)."""
 
-    os: str | None
-    kernel: str | None
+    os: Optional[str]
+    kernel: Optional[str]
     gpus: list[GpuRecord]
     gpus_on_bus: int
-    driver_version: str | None
-    cuda_driver_max: str | None
-    container: str | None
-    wsl: int | str | None
-    collect_duration_s: float | None
-    python: PythonSummary | None
+    driver_version: Optional[str]
+    cuda_driver_max: Optional[str]
+    container: Optional[str]
+    wsl: Union[int, str, None]
+    collect_duration_s: Optional[float]
+    python: Optional[PythonSummary]
     error: str  # building the summary failed: the checks already say why
 
 

@@ -1,9 +1,8 @@
-"""``gpudoctor schema``: the JSON Schema that ``check --format json`` follows."""
+"""``gpudoctor schema``: the JSON Schema that ``check --format json`` follows, generated from its types."""
 
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 
 from gpudoctor.commands.common import guarded
@@ -12,7 +11,7 @@ from gpudoctor.results import EXIT_OK
 
 @guarded
 def main(args: argparse.Namespace) -> int:
-    from gpudoctor.render.json_report import load_schema
+    from gpudoctor.render.report_schema import schema_text
 
-    sys.stdout.write(json.dumps(load_schema(), indent=2) + "\n")
+    sys.stdout.write(schema_text())
     return EXIT_OK

@@ -2,36 +2,44 @@
 
 Like pip's ``--report``, the human output may change between releases while
 this shape does not: keys are only ever added, and ``schema_version`` changes
-when anything is renamed or removed.  ``report.schema.json`` (shipped as package
-data) describes exactly this output, and the tests hold the two together.
+when anything is renamed or removed.  The shape is :class:`gpudoctor.report_json.ReportJson`;
+the schema (``gpudoctor schema``, :mod:`gpudoctor.render.report_schema`) is generated from the same types.
 """
 
 from __future__ import annotations
 
 import json
-from typing import Any
 
 import gpudoctor
-from gpudoctor.render.common import STATUS_ORDER, worst_status
+from gpudoctor.render.common import worst_status
+from gpudoctor.report_json import SCHEMA_VERSION, CountsJson, ReportJson
 from gpudoctor.results import Report
 
-# 2: "next_step" (the fix to do first, or null) and "internal_errors" (gpudoctor's own failures
-# outside the checks, such as a plugin that failed to import) were added.
-SCHEMA_VERSION = 2
-SCHEMA_RESOURCE = "report.schema.json"
+__all__ = ["SCHEMA_VERSION", "render_json", "report_to_dict"]
 
 
-def report_to_dict(report: Report, exit_code: int) -> dict[str, Any]:
+def _counts(report: Report) -> CountsJson:
+    # Spelled out, not a comprehension over the statuses, so mypy proves every count is there.
     counts = report.counts()
+    return {
+        "ok": counts["ok"],
+        "warning": counts["warning"],
+        "problem": counts["problem"],
+        "not_applicable": counts["not_applicable"],
+        "crashed": counts["crashed"],
+    }
+
+
+def report_to_dict(report: Report, exit_code: int) -> ReportJson:
     step = report.next_step()
     return {
         "schema_version": SCHEMA_VERSION,
         # Read at call time (not imported once) so tests can pin the version.
         "tool": {"name": "gpudoctor", "version": gpudoctor.__version__},
-        "source": dict(report.source),
-        "machine": dict(report.machine),
+        "source": report.source.copy(),
+        "machine": report.machine.copy(),
         "summary": {
-            "counts": {status.value: counts[status.value] for status in STATUS_ORDER},
+            "counts": _counts(report),
             "exit_code": int(exit_code),
             "worst": worst_status(report.results).value,
         },
@@ -46,12 +54,3 @@ def render_json(report: Report, exit_code: int) -> str:
     # default=str: a check that left a Path or similar in its data still yields a
     # valid document instead of crashing the whole report at the very end.
     return json.dumps(report_to_dict(report, exit_code), indent=2, ensure_ascii=False, default=str) + "\n"
-
-
-def load_schema() -> dict[str, Any]:
-    """The JSON Schema of :func:`render_json`'s output (package data of gpudoctor.render)."""
-    from importlib import resources
-
-    text = resources.files("gpudoctor.render").joinpath(SCHEMA_RESOURCE).read_text(encoding="utf-8")
-    schema: dict[str, Any] = json.loads(text)  # JSON: a document of our own, shaped as its tests hold it
-    return schema

@@ -1,4 +1,4 @@
-"""JSON renderer: golden output, schema validity (and that the schema can say no)."""
+"""JSON renderer: golden output, validity against the generated schema (and that the schema can say no)."""
 
 from __future__ import annotations
 
@@ -11,7 +11,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 
 import gpudoctor
-from gpudoctor.render.json_report import SCHEMA_VERSION, load_schema, render_json, report_to_dict
+from gpudoctor.render.json_report import SCHEMA_VERSION, render_json, report_to_dict
+from gpudoctor.render.report_schema import report_schema
 from gpudoctor.results import CheckResult, Report, Status
 from tests.synthetic.sample_report import check_golden, report_strategy, sample_report
 
@@ -23,7 +24,7 @@ def pinned_version(monkeypatch):
 
 @pytest.fixture(scope="module")
 def validator() -> jsonschema.Draft202012Validator:
-    schema = load_schema()
+    schema = report_schema()
     jsonschema.Draft202012Validator.check_schema(schema)
     return jsonschema.Draft202012Validator(schema)
 
@@ -61,7 +62,7 @@ def test_stable_top_level_shape():
         "results",
         "sections",
     ]
-    assert doc["schema_version"] == SCHEMA_VERSION == load_schema()["properties"]["schema_version"]["const"]
+    assert doc["schema_version"] == SCHEMA_VERSION == report_schema()["properties"]["schema_version"]["const"]
     assert doc["tool"] == {"name": "gpudoctor", "version": "0.0.0+synthetic"}
     assert doc["summary"] == {
         "counts": {"ok": 4, "warning": 1, "problem": 1, "not_applicable": 2, "crashed": 1},
