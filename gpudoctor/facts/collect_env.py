@@ -169,73 +169,117 @@ def _known_key(line: str) -> tuple[str, str | None] | None:
     return None
 
 
-def _add_package(report: CollectEnvReport, tool: str, rest: str) -> None:
-    if tool.startswith("pip"):
-        # "torch==2.2.2" (pip list --format=freeze); anything else ("Could not collect") is no package.
-        name, sep, version = rest.partition("==")
-        if sep and name.strip() and version.strip() and " " not in name.strip():
-            report.pip_packages.setdefault(name.strip(), version.strip())
-        return
-    # conda list: "name version build [features] channel"; only three columns for the default channel.
-    fields = [f for f in rest.split() if not (f.startswith("[") and f.endswith("]"))]
-    if len(fields) < 2 or rest.lower().startswith(("could not collect", "no relevant packages")):
-        return
-    report.conda_packages.setdefault(fields[0], fields[1])
-    if len(fields) >= 4:
-        report.conda_channels.setdefault(fields[0], fields[3])
+class _Draft:
+    """The report's values while its lines are read; :meth:`report` makes the frozen :class:`CollectEnvReport`."""
 
+    def __init__(self) -> None:
+        self.texts: dict[str, str | None] = {}  # attribute -> value, for the plain text fields
+        self.flags: dict[str, bool | None] = {}  # "debug_build", "cuda_available"
+        self.gpu_names: list[str] = []
+        self.cudnn: list[str] = []
+        self.pip_packages: dict[str, str] = {}
+        self.conda_packages: dict[str, str] = {}
+        self.conda_channels: dict[str, str] = {}
+        self.missing: dict[str, Missing] = {}
+        self.msc_machine: str | None = None  # the Windows build tag of the Python version line
 
-def _set(report: CollectEnvReport, attribute: str, raw: str | None) -> None:
-    if attribute == "gpu_names":
+    def add_package(self, tool: str, rest: str) -> None:
+        if tool.startswith("pip"):
+            # "torch==2.2.2" (pip list --format=freeze); anything else ("Could not collect") is no package.
+            name, sep, version = rest.partition("==")
+            if sep and name.strip() and version.strip() and " " not in name.strip():
+                self.pip_packages.setdefault(name.strip(), version.strip())
+            return
+        # conda list: "name version build [features] channel"; only three columns for the default channel.
+        fields = [f for f in rest.split() if not (f.startswith("[") and f.endswith("]"))]
+        if len(fields) < 2 or rest.lower().startswith(("could not collect", "no relevant packages")):
+            return
+        self.conda_packages.setdefault(fields[0], fields[1])
+        if len(fields) >= 4:
+            self.conda_channels.setdefault(fields[0], fields[3])
+
+    def set(self, attribute: str, raw: str | None) -> None:
+        if attribute == "gpu_names":
+            value = _value(raw)
+            name = _UUID.sub("", _GPU_PREFIX.sub("", value)).strip() if value else ""
+            if name:
+                self.gpu_names.append(name)
+            return
+        if attribute == "cudnn":
+            value = _value(raw)
+            # "Probably one of the following:" announces a list of paths on the lines below.
+            if value and not value.lower().startswith("probably one of"):
+                self.cudnn.append(value)
+            return
+        if attribute in ("debug_build", "cuda_available"):
+            self.flags[attribute] = _bool(raw)
+            return
         value = _value(raw)
-        name = _UUID.sub("", _GPU_PREFIX.sub("", value)).strip() if value else ""
-        if name:
-            report.gpu_names.append(name)
-        return
-    if attribute == "cudnn":
-        value = _value(raw)
-        # "Probably one of the following:" announces a list of paths on the lines below.
-        if value and not value.lower().startswith("probably one of"):
-            report.cudnn.append(value)
-        return
-    if attribute in ("debug_build", "cuda_available"):
-        setattr(report, attribute, _bool(raw))
-        return
-    value = _value(raw)
-    if attribute == "python_version" and value is not None:
-        # Windows: "3.10.13 | ... [MSC v.1916 64 bit (AMD64)]" names platform.machine() itself.
-        msc = _MSC_MACHINE.search(value)
-        if msc:
-            report.machine = msc.group(1)
-        version = _PY_VERSION.match(value)
-        value = version.group(1) if version else None
-    setattr(report, attribute, value)
+        if attribute == "python_version" and value is not None:
+            # Windows: "3.10.13 | ... [MSC v.1916 64 bit (AMD64)]" names platform.machine() itself.
+            msc = _MSC_MACHINE.search(value)
+            if msc:
+                self.msc_machine = msc.group(1)
+            version = _PY_VERSION.match(value)
+            value = version.group(1) if version else None
+        self.texts[attribute] = value
+
+    def note_missing(self, attribute: str, raw: str | None) -> None:
+        """Record why a field the report has a line for holds no value ("Could not collect", "N/A", ...)."""
+        word = (raw or "").strip()
+        why = _MISSING_WHY.get(word.lower())
+        if why is not None:
+            self.missing[attribute] = Missing(why, EvidenceKey.TORCH_COLLECT_ENV, word)
+
+    def report(self, text: str, layout: str | None) -> CollectEnvReport:
+        texts = self.texts
+        gpu, cc, arches, _listed = parse_unsupported_gpu_warning(text)
+        prefix = _SITE_PACKAGES_TORCH.search(text)
+        return CollectEnvReport(
+            torch_version=texts.get("torch_version"),
+            debug_build=self.flags.get("debug_build"),
+            cuda_build=texts.get("cuda_build"),
+            rocm_build=texts.get("rocm_build"),
+            os=texts.get("os"),
+            gcc=texts.get("gcc"),
+            libc=texts.get("libc"),
+            python_version=texts.get("python_version"),
+            python_platform=texts.get("python_platform"),
+            cuda_available=self.flags.get("cuda_available"),
+            cuda_runtime=texts.get("cuda_runtime"),
+            cuda_module_loading=texts.get("cuda_module_loading"),
+            gpu_names=self.gpu_names,
+            driver_version=texts.get("driver_version"),
+            cudnn=self.cudnn,
+            pip_packages=self.pip_packages,
+            conda_packages=self.conda_packages,
+            conda_channels=self.conda_channels,
+            unsupported_gpu=gpu,
+            unsupported_capability=cc,
+            supported_arches=arches,
+            layout=layout,
+            machine=_machine(texts.get("python_platform"), texts.get("os"), self.msc_machine),
+            python_prefix=prefix.group("prefix") if prefix else None,
+            missing=self.missing,
+        )
 
 
-def _note_missing(report: CollectEnvReport, attribute: str, raw: str | None) -> None:
-    """Record why a field the report has a line for holds no value ("Could not collect", "N/A", ...)."""
-    word = (raw or "").strip()
-    why = _MISSING_WHY.get(word.lower())
-    if why is not None:
-        report.missing[attribute] = Missing(why, EvidenceKey.TORCH_COLLECT_ENV, word)
-
-
-def _machine(report: CollectEnvReport) -> str | None:
+def _machine(python_platform: str | None, os: str | None, msc_machine: str | None) -> str | None:
     # platform.platform(): "Linux-6.11.0-21-generic-x86_64-with-glibc2.40", "macOS-14.4-arm64-arm-64bit".
-    for token in re.split(r"[-\s()]+", report.python_platform or ""):
+    for token in re.split(r"[-\s()]+", python_platform or ""):
         if token.lower() in _MACHINES:
             return token
-    machine = _OS_MACHINE.search(report.os or "")  # "Ubuntu 24.10 (x86_64)", "macOS 14.4 (arm64)"
+    machine = _OS_MACHINE.search(os or "")  # "Ubuntu 24.10 (x86_64)", "macOS 14.4 (arm64)"
     if machine and machine.group(1).lower() in _MACHINES:
         return machine.group(1)
-    return report.machine  # the Windows build tag read from the Python version line, if any
+    return msc_machine  # the Windows build tag read from the Python version line, if any
 
 
 def parse_collect_env(text: object) -> CollectEnvReport:
     """Parse a collect_env report; an empty :class:`CollectEnvReport` when ``text`` holds none."""
-    report = CollectEnvReport()
     if not isinstance(text, str):
-        return report
+        return CollectEnvReport()
+    draft = _Draft()
     seen: set[str] = set()
     continuation: str | None = None  # the attribute whose value goes on over the next lines
     skipping = False  # inside the CPU block or a section of no interest
@@ -256,7 +300,7 @@ def parse_collect_env(text: object) -> CollectEnvReport:
             continue
         package = _PACKAGE_LINE.match(line)
         if package:
-            _add_package(report, package.group("tool"), package.group("rest"))
+            draft.add_package(package.group("tool"), package.group("rest"))
             continuation = None
             continue
         if not line.strip():
@@ -270,7 +314,7 @@ def parse_collect_env(text: object) -> CollectEnvReport:
         known = _known_key(line)
         if known is None:
             if continuation is not None:
-                _set(report, continuation, line)
+                draft.set(continuation, line)
             continue
         key, raw = known
         continuation = None
@@ -281,34 +325,26 @@ def parse_collect_env(text: object) -> CollectEnvReport:
         if attribute is None or attribute in seen:
             continue  # the first report in a paste wins
         seen.add(attribute)
-        _set(report, attribute, raw)
-        _note_missing(report, attribute, raw)
+        draft.set(attribute, raw)
+        draft.note_missing(attribute, raw)
         if attribute in ("gpu_names", "cudnn") and (not _value(raw) or attribute == "cudnn"):
             continuation = attribute
-    if seen:
-        report.layout = "sectioned" if sectioned else "classic"
-    report.machine = _machine(report)
-    prefix = _SITE_PACKAGES_TORCH.search(text)
-    report.python_prefix = prefix.group("prefix") if prefix else None
-    (report.unsupported_gpu, report.unsupported_capability, report.supported_arches, _listed) = (
-        parse_unsupported_gpu_warning(text)
-    )
-    return report
+    return draft.report(text, ("sectioned" if sectioned else "classic") if seen else None)
 
 
 # --- TorchFacts from a report -----------------------------------------------------------------------------------
+_SYS_PLATFORMS = (("linux", "linux"), ("windows", "win32"), ("macos", "darwin"), ("darwin", "darwin"))
+
+
 def _python_target(report: CollectEnvReport) -> PythonTarget | None:
-    target = PythonTarget(version=report.python_version, machine=report.machine, prefix=report.python_prefix)
     platform = (report.python_platform or "").lower()
-    if platform.startswith("linux"):
-        target.platform = "linux"
-    elif platform.startswith("windows"):
-        target.platform = "win32"
-    elif platform.startswith(("macos", "darwin")):
-        target.platform = "darwin"
-    if all(v is None for v in (target.version, target.platform, target.machine, target.prefix)):
+    # platform.platform()'s first word, as sys.platform spells the same OS.
+    sys_platform = next((name for word, name in _SYS_PLATFORMS if platform.startswith(word)), None)
+    if all(v is None for v in (report.python_version, sys_platform, report.machine, report.python_prefix)):
         return None
-    return target
+    return PythonTarget(
+        version=report.python_version, platform=sys_platform, machine=report.machine, prefix=report.python_prefix
+    )
 
 
 def torch_index_hint(version: str | None) -> str | None:
@@ -320,7 +356,6 @@ def torch_index_hint(version: str | None) -> str | None:
 
 
 def _origin(report: CollectEnvReport) -> InstallOrigin:
-    origin = InstallOrigin()
     # Only a conda line for torch itself says how torch came: "packaged by Anaconda" in the Python line is
     # the interpreter's origin, and pip lists conda-installed packages too.
     for name in ("pytorch", "torch"):
@@ -328,15 +363,11 @@ def _origin(report: CollectEnvReport) -> InstallOrigin:
             continue
         channel = report.conda_channels.get(name)
         if channel == "pypi":  # conda list shows pip-installed packages as "torch 2.1.0 pypi_0 pypi"
-            origin.installer = "pip"
-        else:
-            origin.installer = "conda"
-            origin.conda_channel = channel
-            origin.index_hint = f"conda:{channel}" if channel else "conda"
-        break
-    if origin.index_hint is None:
-        origin.index_hint = torch_index_hint(report.torch_version)
-    return origin
+            return InstallOrigin(installer="pip", index_hint=torch_index_hint(report.torch_version))
+        return InstallOrigin(
+            installer="conda", conda_channel=channel, index_hint=f"conda:{channel}" if channel else "conda"
+        )
+    return InstallOrigin(index_hint=torch_index_hint(report.torch_version))
 
 
 def torch_facts_from_collect_env(report: object) -> TorchFacts:
@@ -344,24 +375,26 @@ def torch_facts_from_collect_env(report: object) -> TorchFacts:
 
     The report's GPU list is nvidia-smi's, not torch's, so it does not become torch devices.
     """
-    facts = TorchFacts(source="collect_env", run=ProbeRun(status="from_report"))
     if not isinstance(report, CollectEnvReport):
-        return facts
-    facts.version = report.torch_version
-    facts.debug_build = report.debug_build
-    facts.cuda = report.cuda_build
-    facts.hip = report.rocm_build
-    facts.is_available = report.cuda_available
-    facts.python = _python_target(report)
-    facts.cuda_runtime_system = report.cuda_runtime
-    facts.cudnn_system = list(report.cudnn)
-    facts.unsupported_gpu = report.unsupported_gpu
-    facts.unsupported_capability = report.unsupported_capability
-    # Only the warning lists what the wheel was built for; without it the list is unknown, not empty.
-    facts.arch_list = list(report.supported_arches)
-    facts.arch_list_known = bool(report.supported_arches)
-    facts.nvidia_packages = {
-        name: version for name, version in report.pip_packages.items() if name.lower().startswith("nvidia-")
-    }
-    facts.origin = _origin(report)
-    return facts
+        return TorchFacts(source="collect_env", run=ProbeRun(status="from_report"))
+    return TorchFacts(
+        source="collect_env",
+        run=ProbeRun(status="from_report"),
+        version=report.torch_version,
+        debug_build=report.debug_build,
+        cuda=report.cuda_build,
+        hip=report.rocm_build,
+        is_available=report.cuda_available,
+        python=_python_target(report),
+        cuda_runtime_system=report.cuda_runtime,
+        cudnn_system=list(report.cudnn),
+        unsupported_gpu=report.unsupported_gpu,
+        unsupported_capability=report.unsupported_capability,
+        # Only the warning lists what the wheel was built for; without it the list is unknown, not empty.
+        arch_list=list(report.supported_arches),
+        arch_list_known=bool(report.supported_arches),
+        nvidia_packages={
+            name: version for name, version in report.pip_packages.items() if name.lower().startswith("nvidia-")
+        },
+        origin=_origin(report),
+    )

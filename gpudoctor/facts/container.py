@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from gpudoctor.facts.json_values import json_list
 
 
-@dataclass
+@dataclass(frozen=True)
 class ContainerFacts:
     collected: bool = False
     in_container: bool = False
@@ -21,29 +21,33 @@ def parse_container(
     data: object, proc_version: str | None, env_present: tuple[str, ...] = (), env_vars: dict[str, str] | None = None
 ) -> ContainerFacts:
     """``container.json`` with ``/proc/version`` and the environment: the container runtime and WSL, if any."""
-    facts = ContainerFacts()
     env_vars = env_vars or {}
+    runtime: str | None = None
+    wsl_libcuda = False
     if isinstance(data, dict):
-        facts.collected = True
         raw_cgroup = data.get("cgroup")
         cgroup = raw_cgroup if isinstance(raw_cgroup, str) else ""
         if data.get("containerenv") is True or env_vars.get("container") == "podman":
-            facts.runtime = "podman"
+            runtime = "podman"
         elif data.get("dockerenv") is True or "docker" in cgroup:
-            facts.runtime = "docker"
+            runtime = "docker"
         elif "kubepods" in cgroup:
-            facts.runtime = "kubernetes"
+            runtime = "kubernetes"
         elif "containerd" in cgroup:
-            facts.runtime = "containerd"
+            runtime = "containerd"
         elif "lxc" in cgroup:
-            facts.runtime = "lxc"
+            runtime = "lxc"
         if "KUBERNETES_SERVICE_HOST" in env_present or data.get("kubernetes_serviceaccount") is True:
-            facts.runtime = "kubernetes"
-        facts.in_container = facts.runtime is not None
-        facts.wsl_libcuda = "libcuda.so.1" in json_list(data.get("wsl_lib_files"))
+            runtime = "kubernetes"
+        wsl_libcuda = "libcuda.so.1" in json_list(data.get("wsl_lib_files"))
     text = (proc_version or "").lower()
-    if "microsoft" in text:
-        facts.wsl = True
+    wsl = "microsoft" in text
+    return ContainerFacts(
+        collected=isinstance(data, dict),
+        in_container=runtime is not None,
+        runtime=runtime,
+        wsl=wsl,
         # WSL2 kernels say "microsoft-standard-WSL2"; WSL1 reports a fake "Microsoft" kernel.
-        facts.wsl_version = 2 if ("wsl2" in text or "microsoft-standard" in text) else 1
-    return facts
+        wsl_version=(2 if ("wsl2" in text or "microsoft-standard" in text) else 1) if wsl else None,
+        wsl_libcuda=wsl_libcuda,
+    )

@@ -26,7 +26,7 @@ _MAJOR_MINOR = re.compile(r"^(\d+\.\d+)", re.ASCII)
 _DIST_INFO_ORDER = ("nvidia_cuda_nvcc", "nvidia_cuda_runtime")
 
 
-@dataclass
+@dataclass(frozen=True)
 class CudaToolkit:
     path: str  # as found: "/usr/local/cuda", a CUDA_HOME value
     realpath: str | None = None  # "/usr/local/cuda-13.0"
@@ -122,22 +122,25 @@ def _toolkit(raw: object) -> CudaToolkit | None:
     path, realpath = record.get("path"), record.get("realpath")
     if not isinstance(path, str) or not path:
         return None
-    toolkit = CudaToolkit(
-        path=path,
-        realpath=realpath if isinstance(realpath, str) and realpath else None,
-        has_nvcc=record.get("nvcc") is True,
-    )
+    version: str | None = None
+    version_source: str | None = None
     for source, reader, key in (
         ("version.json", _from_version_json, "version.json"),
         ("version.txt", _from_version_txt, "version.txt"),
         ("dist-info", _from_dist_info, "dist_info"),
         ("libcudart", _from_cudart, "cudart"),
     ):
-        version = reader(record.get(key))
-        if version:
-            toolkit.version, toolkit.version_source = version, source
+        found = reader(record.get(key))
+        if found:
+            version, version_source = found, source
             break
-    return toolkit
+    return CudaToolkit(
+        path=path,
+        realpath=realpath if isinstance(realpath, str) and realpath else None,
+        version=version,
+        version_source=version_source,
+        has_nvcc=record.get("nvcc") is True,
+    )
 
 
 def _inside(path: str, parent: str) -> bool:

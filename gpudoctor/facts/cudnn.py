@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import os
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from gpudoctor.facts.model import LoaderCacheEntry
 
@@ -21,12 +21,27 @@ _LIBRARY = re.compile(r"^libcudnn(?:_[A-Za-z0-9_]+)?\.so(?:\.(?P<version>\d+(?:\
 _MAX_DIGITS = 6  # longer "versions" are garbage, and int() of huge strings is slow or refused
 
 
-@dataclass
+@dataclass(frozen=True)
 class CudnnInstall:
     version: str | None = None  # "8.9.7"; None when only the major is known
     major: int | None = None  # None for files that carry no version ("libcudnn.so" alone)
     header: str | None = None  # the header that gave the version
     libraries: list[str] = field(default_factory=list)
+
+
+@dataclass
+class _InstallBuilder:
+    """One major's install while :func:`_group` gathers it; frozen into a :class:`CudnnInstall` at the end."""
+
+    major: int | None = None
+    version: str | None = None
+    header: str | None = None
+    libraries: list[str] = field(default_factory=list)
+
+    def freeze(self) -> CudnnInstall:
+        return CudnnInstall(
+            version=self.version, major=self.major, header=self.header, libraries=sorted(set(self.libraries))
+        )
 
 
 def _header_version(text: object) -> tuple[int | None, str | None]:
@@ -59,7 +74,7 @@ def _library_version(path: str) -> tuple[int | None, str | None]:
 
 
 def _group(headers: list[tuple[str, int, str]], libraries: list[str]) -> list[CudnnInstall]:
-    by_major: dict[int | None, CudnnInstall] = {}
+    by_major: dict[int | None, _InstallBuilder] = {}
     versioned_libraries: dict[int, list[str]] = {}
     unversioned: list[str] = []
     for path in libraries:
@@ -67,12 +82,12 @@ def _group(headers: list[tuple[str, int, str]], libraries: list[str]) -> list[Cu
         if major is None:
             unversioned.append(path)
             continue
-        install = by_major.setdefault(major, CudnnInstall(major=major))
+        install = by_major.setdefault(major, _InstallBuilder(major=major))
         install.libraries.append(path)
         if full:
             versioned_libraries.setdefault(major, []).append(full)
     for path, major, version in headers:
-        install = by_major.setdefault(major, CudnnInstall(major=major))
+        install = by_major.setdefault(major, _InstallBuilder(major=major))
         library_versions = versioned_libraries.get(major, [])
         # With two headers of one major (say /usr/include and a toolkit's include
         # dir), believe the one the library files agree with.
@@ -88,10 +103,8 @@ def _group(headers: list[tuple[str, int, str]], libraries: list[str]) -> list[Cu
         if len(by_major) == 1:
             next(iter(by_major.values())).libraries.extend(unversioned)
         else:
-            by_major.setdefault(None, CudnnInstall()).libraries.extend(unversioned)
-    installs = list(by_major.values())
-    for install in installs:
-        install.libraries = sorted(set(install.libraries))
+            by_major.setdefault(None, _InstallBuilder()).libraries.extend(unversioned)
+    installs = [install.freeze() for install in by_major.values()]
     return sorted(installs, key=lambda install: (install.major is None, install.major or 0))
 
 
@@ -137,6 +150,11 @@ def cudnn_from_ldconfig(entries: object) -> list[CudnnInstall]:
     by_soname: dict[str, list[str]] = {}
     for soname, path in paths:
         by_soname.setdefault(soname, []).append(path)
-    for install in installs:
-        install.libraries = sorted({path for soname in install.libraries for path in by_soname.get(soname, [])})
-    return installs
+    # _group saw sonames; each install lists the paths the cache resolved them to.
+    return [
+        replace(
+            install,
+            libraries=sorted({path for soname in install.libraries for path in by_soname.get(soname, [])}),
+        )
+        for install in installs
+    ]

@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 from gpudoctor.facts.json_values import json_dict
 
 
-@dataclass
+@dataclass(frozen=True)
 class DeviceNode:
     path: str
     char_device: bool | None = None
@@ -17,7 +17,7 @@ class DeviceNode:
     writable: bool | None = None
 
 
-@dataclass
+@dataclass(frozen=True)
 class DeviceNodeFacts:
     collected: bool = False
     nodes: dict[str, DeviceNode] = field(default_factory=dict)
@@ -29,12 +29,10 @@ class DeviceNodeFacts:
 
 
 def parse_device_nodes(data: object) -> DeviceNodeFacts:
-    facts = DeviceNodeFacts()
     if not isinstance(data, dict):
-        return facts
-    facts.collected = True
+        return DeviceNodeFacts()
     uid = data.get("uid")
-    facts.uid = uid if isinstance(uid, int) and not isinstance(uid, bool) else None
+    nodes: dict[str, DeviceNode] = {}
     for path, record in json_dict(data.get("nodes")).items():
         if not isinstance(path, str) or not isinstance(record, dict):
             continue
@@ -43,11 +41,13 @@ def parse_device_nodes(data: object) -> DeviceNodeFacts:
             value = record.get(key)  # noqa: B023 - called at once, inside the loop
             return value if isinstance(value, bool) else None
 
-        facts.nodes[path] = DeviceNode(
+        nodes[path] = DeviceNode(
             path=path,
             char_device=flag("char_device"),
             mode=record.get("mode") if isinstance(record.get("mode"), str) else None,
             readable=flag("readable"),
             writable=flag("writable"),
         )
-    return facts
+    return DeviceNodeFacts(
+        collected=True, nodes=nodes, uid=uid if isinstance(uid, int) and not isinstance(uid, bool) else None
+    )

@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from gpudoctor.facts.json_values import json_dict, json_list
 
 
-@dataclass
+@dataclass(frozen=True)
 class EnvFacts:
     collected: bool = False
     variables: dict[str, str] = field(default_factory=dict)
@@ -25,7 +25,7 @@ class EnvFacts:
         return self.variables.get(name)
 
 
-@dataclass
+@dataclass(frozen=True)
 class VisibleDevices:
     """What ``CUDA_VISIBLE_DEVICES`` leaves visible on a machine with known GPUs."""
 
@@ -72,17 +72,26 @@ def resolve_visible_devices(raw: str | None, gpu_count: int, uuids: list[str]) -
     if raw is None:
         return VisibleDevices(set=False)
     entries = [e.strip() for e in raw.split(",")] if raw.strip() else []
-    result = VisibleDevices(set=True, raw=raw, entries=entries)
-    result.uses_mig = any(e.upper().startswith("MIG-") for e in entries)
+    visible: list[str] = []
+    duplicates: list[str] = []
+    stopped_at: str | None = None
     seen = set()
     for entry in entries:
         if not _entry_matches(entry, gpu_count, uuids):
-            result.stopped_at = entry
+            stopped_at = entry
             break
         if entry in seen:
             # A repeated device makes CUDA fail initialisation altogether.
-            result.duplicates.append(entry)
+            duplicates.append(entry)
         seen.add(entry)
-        result.visible.append(entry)
-    result.hides_all = not result.visible
-    return result
+        visible.append(entry)
+    return VisibleDevices(
+        set=True,
+        raw=raw,
+        entries=entries,
+        visible=visible,
+        stopped_at=stopped_at,
+        duplicates=duplicates,
+        hides_all=not visible,
+        uses_mig=any(e.upper().startswith("MIG-") for e in entries),
+    )

@@ -52,6 +52,7 @@ from gpudoctor.facts.python_env import (
 from gpudoctor.facts.sources_state import Missing, SourceRun, source_run
 
 if TYPE_CHECKING:
+    from gpudoctor.facts.accelerators import Accelerator
     from gpudoctor.facts.cuda_toolkit import CudaToolkit
     from gpudoctor.facts.cudnn import CudnnInstall
     from gpudoctor.facts.framework_model import CollectEnvReport, CupyFacts, JaxFacts, TensorflowFacts, TorchFacts
@@ -173,16 +174,7 @@ class Facts:
             if known is None:
                 by_address[device.address] = device
                 continue
-            for name in (
-                "description",
-                "driver",
-                "current_link_speed",
-                "max_link_speed",
-                "current_link_width",
-                "max_link_width",
-            ):
-                if getattr(known, name) is None:
-                    setattr(known, name, getattr(device, name))
+            by_address[device.address] = lspci.fill_from_lspci(known, device)
         return sorted(by_address.values(), key=lambda d: d.address)
 
     @cached_property
@@ -392,3 +384,10 @@ class Facts:
                 collect_env=self.collect_env,
             )
         )
+
+    @cached_property
+    def accelerators(self) -> tuple[Accelerator, ...]:
+        """Every accelerator, vendor-neutral: the GPUs the driver reports, then GPUs only the PCI bus shows."""
+        from gpudoctor.facts.accelerators import nvidia_accelerators
+
+        return nvidia_accelerators(self.gpus, self.pci_gpus)

@@ -45,7 +45,7 @@ from gpudoctor.probes.protocol import PROBE_VERSION as PROBE_VERSION
 from gpudoctor.probes.protocol import probe_file_name as probe_file_name
 
 
-@dataclass
+@dataclass(frozen=True)
 class PythonTarget:
     """The interpreter a probe ran in (or the one a pasted report describes)."""
 
@@ -76,7 +76,7 @@ class PythonTarget:
         return None
 
 
-@dataclass
+@dataclass(frozen=True)
 class ProbeRun:
     """How running one probe went.
 
@@ -97,7 +97,7 @@ class ProbeRun:
     duration_s: float | None = None
 
 
-@dataclass
+@dataclass(frozen=True)
 class LoadedLibrary:
     """A CUDA-related shared object a framework process really mapped (from /proc/self/maps)."""
 
@@ -107,7 +107,7 @@ class LoadedLibrary:
     from_pip: bool = False  # under site-packages/nvidia/... (a pip nvidia-* wheel)
 
 
-@dataclass
+@dataclass(frozen=True)
 class InstallOrigin:
     """Where a framework distribution came from, as far as the environment records it."""
 
@@ -117,7 +117,7 @@ class InstallOrigin:
     index_hint: str | None = None  # derived: "pypi", "download.pytorch.org/whl/cu128", "conda:<channel>"
 
 
-@dataclass
+@dataclass(frozen=True)
 class FrameworkDevice:
     """One accelerator as a framework enumerates it."""
 
@@ -128,7 +128,7 @@ class FrameworkDevice:
     platform: str | None = None  # "gpu"/"cuda"/"cpu"/"rocm" (JAX platform, TF device type)
 
 
-@dataclass
+@dataclass(frozen=True)
 class TorchFacts:
     source: str = "probe"  # "probe" or "collect_env"
     python: PythonTarget | None = None
@@ -180,7 +180,7 @@ class TorchFacts:
         return None
 
 
-@dataclass
+@dataclass(frozen=True)
 class TensorflowLog:
     """What TensorFlow logged about its GPU libraries (from the probe's captured stderr or a pasted log)."""
 
@@ -193,7 +193,7 @@ class TensorflowLog:
     too_old_gpu: tuple[str, str] | None = None  # (device CC, minimum CC): "Ignoring visible gpu device ... 3.7."
 
 
-@dataclass
+@dataclass(frozen=True)
 class TensorflowFacts:
     source: str = "probe"  # "probe" or "log"
     python: PythonTarget | None = None
@@ -214,7 +214,7 @@ class TensorflowFacts:
     origin: InstallOrigin = field(default_factory=InstallOrigin)
 
 
-@dataclass
+@dataclass(frozen=True)
 class JaxFacts:
     python: PythonTarget | None = None
     run: ProbeRun = field(default_factory=ProbeRun)
@@ -230,7 +230,7 @@ class JaxFacts:
     nvidia_packages: dict[str, str] = field(default_factory=dict)
 
 
-@dataclass
+@dataclass(frozen=True)
 class CupyFacts:
     python: PythonTarget | None = None
     run: ProbeRun = field(default_factory=ProbeRun)
@@ -245,7 +245,7 @@ class CupyFacts:
     nvidia_packages: dict[str, str] = field(default_factory=dict)
 
 
-@dataclass
+@dataclass(frozen=True)
 class CollectEnvReport:
     """Everything a ``python -m torch.utils.collect_env`` report says (classic and sectioned layouts)."""
 

@@ -11,6 +11,7 @@ a value of the wrong type is unknown (``None``) or skipped, never an error.
 from __future__ import annotations
 
 import re
+from dataclasses import replace
 
 from gpudoctor.evidence.model import EvidenceItem
 from gpudoctor.facts.collect_env import parse_unsupported_gpu_warning
@@ -61,28 +62,52 @@ def parse_torch_probe(item: EvidenceItem | None) -> TorchFacts:
         nvidia_packages=probe.nvidia_packages,
         warnings=probe.warnings,
         log_lines=probe.log_lines,
+        origin=parse_install_origin(probe.distribution, probe.version, "torch", probe.python),
     )
-    facts.origin = parse_install_origin(probe.distribution, probe.version, "torch", probe.python)
     if not probe.probed:
         return facts
     data = probe.record
-    facts.cuda = _str(data.get("cuda"))
-    facts.hip = _str(data.get("hip"))
-    facts.debug_build = _bool(data.get("debug"))
-    facts.cudnn = dotted_version(data.get("cudnn"))
-    if isinstance(data.get("arch_list"), list):
-        facts.arch_list = [arch.strip() for arch in _strings(data.get("arch_list"))]
-        facts.arch_list_known = True
-    facts.is_available = _bool(data.get("is_available"))
-    facts.device_count = json_int(data.get("device_count"))
-    facts.devices = _devices(data.get("devices"), "rocm" if facts.hip else "cuda")
-    facts.cuda_init_error = _str(data.get("cuda_init_error"))
-    facts.driver_cuda = _nonzero_cuda(data.get("driver_cuda_version"))
-    facts.nccl = dotted_version(data.get("nccl"))
+    hip = _str(data.get("hip"))
+    arch_list_known = isinstance(data.get("arch_list"), list)
     # torch's own "not compatible with the current PyTorch installation" warning, as collect_env shows it.
     gpu, cc, _arches, _listed = parse_unsupported_gpu_warning("\n".join(facts.warnings + facts.log_lines))
-    facts.unsupported_gpu, facts.unsupported_capability = gpu, cc
-    return facts
+    return replace(
+        facts,
+        cuda=_str(data.get("cuda")),
+        hip=hip,
+        debug_build=_bool(data.get("debug")),
+        cudnn=dotted_version(data.get("cudnn")),
+        arch_list=[arch.strip() for arch in _strings(data.get("arch_list"))] if arch_list_known else [],
+        arch_list_known=arch_list_known,
+        is_available=_bool(data.get("is_available")),
+        device_count=json_int(data.get("device_count")),
+        devices=_devices(data.get("devices"), "rocm" if hip else "cuda"),
+        cuda_init_error=_str(data.get("cuda_init_error")),
+        driver_cuda=_nonzero_cuda(data.get("driver_cuda_version")),
+        nccl=dotted_version(data.get("nccl")),
+        unsupported_gpu=gpu,
+        unsupported_capability=cc,
+    )
+
+
+def _tensorflow_gpus(gpus: object) -> list[FrameworkDevice]:
+    devices: list[FrameworkDevice] = []
+    for number, record in enumerate(gpus[:MAX_ITEMS] if isinstance(gpus, list) else []):
+        if not isinstance(record, dict):
+            continue
+        details = json_dict(record.get("details"))
+        name = _str(record.get("name"))  # "/physical_device:GPU:0"
+        index = re.search(r":(\d+)$", name or "")
+        device_type = _str(record.get("device_type"))
+        devices.append(
+            FrameworkDevice(
+                index=int(index.group(1)) if index else number,
+                name=_str(details.get("device_name")) or name,
+                compute_capability=capability(details.get("compute_capability")),
+                platform=device_type.lower() if device_type else "gpu",
+            )
+        )
+    return devices
 
 
 def parse_tensorflow_probe(item: EvidenceItem | None) -> TensorflowFacts:
@@ -96,84 +121,78 @@ def parse_tensorflow_probe(item: EvidenceItem | None) -> TensorflowFacts:
         warnings=probe.warnings,
         loaded_libraries=probe.loaded_libraries,
         nvidia_packages=probe.nvidia_packages,
+        origin=parse_install_origin(probe.distribution, probe.version, "tensorflow", probe.python),
     )
-    facts.origin = parse_install_origin(probe.distribution, probe.version, "tensorflow", probe.python)
     if probe.run.status in ("crashed", "timed_out") and item is not None:
         # A TensorFlow that died while loading its GPU libraries said why on stderr.
-        facts.log = parse_tensorflow_log("\n".join(t for t in (item.stderr, item.text) if isinstance(t, str)))
-        return facts
-    facts.log = parse_tensorflow_log("\n".join(probe.log_lines))
+        text = "\n".join(t for t in (item.stderr, item.text) if isinstance(t, str))
+        return replace(facts, log=parse_tensorflow_log(text))
+    facts = replace(facts, log=parse_tensorflow_log("\n".join(probe.log_lines)))
     if not probe.probed:
         return facts
     data = probe.record
-    facts.keras_version = _str(data.get("keras_version"))
     build = json_dict(data.get("build_info"))
-    facts.built_with_cuda = _bool(data.get("built_with_cuda"))
-    if facts.built_with_cuda is None:
-        facts.built_with_cuda = _bool(build.get("is_cuda_build"))
-    facts.build_cuda = _str(build.get("cuda_version"))  # "12.5.1"; "64_112" on Windows builds, kept as it is
+    built_with_cuda = _bool(data.get("built_with_cuda"))
+    if built_with_cuda is None:
+        built_with_cuda = _bool(build.get("is_cuda_build"))
     cudnn = build.get("cudnn_version")  # "9"; "64_8" on Windows builds
-    facts.build_cudnn = _str(cudnn) if isinstance(cudnn, str) else (str(cudnn) if json_int(cudnn) is not None else None)
     capabilities = build.get("cuda_compute_capabilities")
     if isinstance(capabilities, str):
         capabilities = re.split(r"[,\s]+", capabilities)
-    facts.build_compute_capabilities = [c.strip() for c in _strings(capabilities)]
-    gpus = data.get("gpus")
-    for number, record in enumerate(gpus[:MAX_ITEMS] if isinstance(gpus, list) else []):
-        if not isinstance(record, dict):
-            continue
-        details = json_dict(record.get("details"))
-        name = _str(record.get("name"))  # "/physical_device:GPU:0"
-        index = re.search(r":(\d+)$", name or "")
-        device_type = _str(record.get("device_type"))
-        facts.gpus.append(
-            FrameworkDevice(
-                index=int(index.group(1)) if index else number,
-                name=_str(details.get("device_name")) or name,
-                compute_capability=capability(details.get("compute_capability")),
-                platform=device_type.lower() if device_type else "gpu",
-            )
-        )
-    facts.gpus_listed = data.get("gpus_listed") is True
-    return facts
+    return replace(
+        facts,
+        keras_version=_str(data.get("keras_version")),
+        built_with_cuda=built_with_cuda,
+        build_cuda=_str(build.get("cuda_version")),  # "12.5.1"; "64_112" on Windows builds, kept as it is
+        build_cudnn=_str(cudnn) if isinstance(cudnn, str) else (str(cudnn) if json_int(cudnn) is not None else None),
+        build_compute_capabilities=[c.strip() for c in _strings(capabilities)],
+        gpus=_tensorflow_gpus(data.get("gpus")),
+        gpus_listed=data.get("gpus_listed") is True,
+    )
 
 
 def parse_jax_probe(item: EvidenceItem | None) -> JaxFacts:
     probe = _Probe(item)
+    cpu_fallback_warning: str | None = None
+    for line in (line for text in probe.warnings + probe.log_lines for line in text.splitlines()):
+        if any(marker in line for marker in _JAX_CPU_FALLBACK):
+            cpu_fallback_warning = line.strip()
+            break
     facts = JaxFacts(
         python=probe.python,
         run=probe.run,
         version=probe.version,
+        cpu_fallback_warning=cpu_fallback_warning,
         log_lines=probe.log_lines,
         loaded_libraries=probe.loaded_libraries,
         nvidia_packages=probe.nvidia_packages,
     )
-    for line in (line for text in probe.warnings + probe.log_lines for line in text.splitlines()):
-        if any(marker in line for marker in _JAX_CPU_FALLBACK):
-            facts.cpu_fallback_warning = line.strip()
-            break
     if not probe.probed:
         return facts
     data = probe.record
-    facts.jaxlib_version = _str(data.get("jaxlib_version"))
-    facts.plugins = _str_map(data.get("plugins"))
-    facts.default_backend = _str(data.get("default_backend"))
-    devices = data.get("devices")
-    for record in devices[:MAX_ITEMS] if isinstance(devices, list) else []:
-        if isinstance(record, dict):
-            facts.devices.append(
-                FrameworkDevice(
-                    index=json_int(record.get("id")),
-                    name=_str(record.get("device_kind")),
-                    platform=_str(record.get("platform")),
-                )
-            )
-    facts.backend_errors = _strings(data.get("backend_errors"))
+    records = data.get("devices")
+    devices = [
+        FrameworkDevice(
+            index=json_int(record.get("id")),
+            name=_str(record.get("device_kind")),
+            platform=_str(record.get("platform")),
+        )
+        for record in (records[:MAX_ITEMS] if isinstance(records, list) else [])
+        if isinstance(record, dict)
+    ]
+    backend_errors = _strings(data.get("backend_errors"))
     # The probe lists the errors it caught; JAX also logs the ones it swallowed while picking a backend.
     for line in probe.log_lines:
-        if _JAX_BACKEND_ERROR.search(line) and line not in facts.backend_errors:
-            facts.backend_errors.append(line)
-    return facts
+        if _JAX_BACKEND_ERROR.search(line) and line not in backend_errors:
+            backend_errors.append(line)
+    return replace(
+        facts,
+        jaxlib_version=_str(data.get("jaxlib_version")),
+        plugins=_str_map(data.get("plugins")),
+        default_backend=_str(data.get("default_backend")),
+        devices=devices,
+        backend_errors=backend_errors,
+    )
 
 
 def parse_cupy_probe(item: EvidenceItem | None) -> CupyFacts:
@@ -189,9 +208,11 @@ def parse_cupy_probe(item: EvidenceItem | None) -> CupyFacts:
     if not probe.probed:
         return facts
     data = probe.record
-    facts.runtime_cuda = _nonzero_cuda(data.get("runtime_version"))
-    facts.driver_cuda = _nonzero_cuda(data.get("driver_version"))
-    facts.device_count = json_int(data.get("device_count"))
-    facts.devices = _devices(data.get("devices"), "cuda")
-    facts.error = _str(data.get("error"))
-    return facts
+    return replace(
+        facts,
+        runtime_cuda=_nonzero_cuda(data.get("runtime_version")),
+        driver_cuda=_nonzero_cuda(data.get("driver_version")),
+        device_count=json_int(data.get("device_count")),
+        devices=_devices(data.get("devices"), "cuda"),
+        error=_str(data.get("error")),
+    )

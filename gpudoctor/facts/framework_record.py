@@ -145,53 +145,72 @@ def probe_run(item: EvidenceItem | None, data: object) -> ProbeRun:
     """How the probe run went (see :class:`ProbeRun` for the statuses)."""
     if item is None:
         return ProbeRun(status="not_collected")
-    run = ProbeRun(exit_code=json_int(item.exit_code), duration_s=_float(item.duration_s))
+    # Every status below keeps how the process ended.
+    exit_code, duration_s = json_int(item.exit_code), _float(item.duration_s)
     if item.timed_out:
-        run.status = "timed_out"
-        run.error = _str(item.error)
-        run.output_tail = _tail(item.stderr, item.text)
-        return run
+        return ProbeRun(
+            status="timed_out",
+            error=_str(item.error),
+            output_tail=_tail(item.stderr, item.text),
+            exit_code=exit_code,
+            duration_s=duration_s,
+        )
     if not isinstance(data, dict):
-        run.status = "crashed"
-        run.error = _str(item.error) or _NO_RESULT
-        run.output_tail = _tail(item.stderr, item.text)
-        return run
+        return ProbeRun(
+            status="crashed",
+            error=_str(item.error) or _NO_RESULT,
+            output_tail=_tail(item.stderr, item.text),
+            exit_code=exit_code,
+            duration_s=duration_s,
+        )
     if data.get("installed") is False:
-        run.status = "not_installed"
-        return run
+        return ProbeRun(status="not_installed", exit_code=exit_code, duration_s=duration_s)
     import_ok = data.get("import_ok")
     if import_ok is False:
-        run.status = "import_error"
         error = json_dict(data.get("import_error"))
         kind, message = _str(error.get("type")), _str(error.get("message"))
-        run.error = f"{kind}: {message}" if kind and message else kind or message
         traceback_tail = error.get("traceback_tail")
-        # Its end says most: keep the last characters when it is long, never the first.
-        run.output_tail = (
-            traceback_tail.strip()[-2 * MAX_TEXT :]
-            if isinstance(traceback_tail, str) and traceback_tail.strip()
-            else _tail(item.stderr)
+        return ProbeRun(
+            status="import_error",
+            error=f"{kind}: {message}" if kind and message else kind or message,
+            # Its end says most: keep the last characters when it is long, never the first.
+            output_tail=(
+                traceback_tail.strip()[-2 * MAX_TEXT :]
+                if isinstance(traceback_tail, str) and traceback_tail.strip()
+                else _tail(item.stderr)
+            ),
+            exit_code=exit_code,
+            duration_s=duration_s,
         )
-        return run
     # The probe's own failure after (or instead of) the framework's answers: its traceback.
     probe_error = data.get("probe_error") if isinstance(data.get("probe_error"), str) else None
     probe_error = probe_error if probe_error and probe_error.strip() else None
     if import_ok is True:
-        run.status = "ok"
-        if probe_error:  # imported, but some answers are missing: say why, keep "ok"
-            run.error = _probe_failure(probe_error)
-            run.output_tail = _tail(probe_error)
-        return run
+        # Imported, but some answers may be missing: say why, keep "ok".
+        return ProbeRun(
+            status="ok",
+            error=_probe_failure(probe_error) if probe_error else None,
+            output_tail=_tail(probe_error) if probe_error else None,
+            exit_code=exit_code,
+            duration_s=duration_s,
+        )
     # A dict without the probe's own answer: something else printed JSON, the record was cut, or the
     # probe could only say that it failed.
-    run.status = "crashed"
     if probe_error:
-        run.error = _probe_failure(probe_error)
-        run.output_tail = _tail(probe_error)
-    else:
-        run.error = _str(item.error) or _INCOMPLETE
-        run.output_tail = _tail(item.stderr, item.text)
-    return run
+        return ProbeRun(
+            status="crashed",
+            error=_probe_failure(probe_error),
+            output_tail=_tail(probe_error),
+            exit_code=exit_code,
+            duration_s=duration_s,
+        )
+    return ProbeRun(
+        status="crashed",
+        error=_str(item.error) or _INCOMPLETE,
+        output_tail=_tail(item.stderr, item.text),
+        exit_code=exit_code,
+        duration_s=duration_s,
+    )
 
 
 # "libcudnn_graph.so.9", "libcuda.so.535.183.01", "libtorch_cuda.so"; Windows names ("cudart64_12.dll") keep the stem.
@@ -246,21 +265,22 @@ def parse_install_origin(
     download.pytorch.org's plain-version wheels (aarch64, macOS) cannot be told apart from PyPI's otherwise.
     """
     record = json_dict(distribution)
-    origin = InstallOrigin(installer=_str(record.get("installer")), conda_channel=_str(record.get("conda_channel")))
+    installer_word, conda_channel = _str(record.get("installer")), _str(record.get("conda_channel"))
     direct = record.get("direct_url")
-    origin.url = _str(direct) or (_str(direct.get("url")) if isinstance(direct, dict) else None)
-    installer = (origin.installer or "").lower()
+    url = _str(direct) or (_str(direct.get("url")) if isinstance(direct, dict) else None)
+    installer = (installer_word or "").lower()
     version = _str(version) or _str(record.get("version"))
-    if origin.conda_channel or installer == "conda":
-        origin.index_hint = f"conda:{origin.conda_channel}" if origin.conda_channel else "conda"
+    index_hint: str | None = None
+    if conda_channel or installer == "conda":
+        index_hint = f"conda:{conda_channel}" if conda_channel else "conda"
     elif framework == "torch" and torch_index_hint(version):
-        origin.index_hint = torch_index_hint(version)
-    elif origin.url:
-        origin.index_hint = origin.url
+        index_hint = torch_index_hint(version)
+    elif url:
+        index_hint = url
     elif installer in _INDEX_INSTALLERS and version and "+" not in version:
         if framework != "torch" or (python is not None and python.os == "linux"):
-            origin.index_hint = "pypi"
-    return origin
+            index_hint = "pypi"
+    return InstallOrigin(installer=installer_word, url=url, conda_channel=conda_channel, index_hint=index_hint)
 
 
 class _Probe:

@@ -27,24 +27,37 @@ from gpudoctor.facts.gpu_health_xml import XML_SOURCE as XML_SOURCE
 from gpudoctor.facts.gpu_health_xml import health_from_xml as health_from_xml
 from gpudoctor.facts.health_model import EccCounts, GpuHealth
 
+# Fields ``_fill`` merges by their own rules, not "unknown takes the other source's value".
+_OWN_RULES = ("source", "lost", "lost_detail", "ecc", "clock_reasons_active")
 
-def _fill(primary: GpuHealth, extra: GpuHealth, reasons_known: bool) -> None:
-    """Fill what ``primary`` left unknown from ``extra`` (the same GPU from another source)."""
-    for item in dataclasses.fields(GpuHealth):
-        name = item.name
-        if name in ("source", "lost", "lost_detail", "ecc", "clock_reasons_active"):
-            continue
-        if getattr(primary, name) is None and getattr(extra, name) is not None:
-            setattr(primary, name, getattr(extra, name))
-    for item in dataclasses.fields(EccCounts):
-        if getattr(primary.ecc, item.name) is None:
-            setattr(primary.ecc, item.name, getattr(extra.ecc, item.name))
+
+def _fill(primary: GpuHealth, extra: GpuHealth, reasons_known: bool) -> GpuHealth:
+    """``primary`` with what it left unknown filled from ``extra`` (the same GPU from another source)."""
+    # Each value is taken from the same field of another GpuHealth, so it has that field's type.
+    filled = {
+        item.name: getattr(extra, item.name)
+        for item in dataclasses.fields(GpuHealth)
+        if item.name not in _OWN_RULES and getattr(primary, item.name) is None and getattr(extra, item.name) is not None
+    }
+    ecc = EccCounts(
+        **{
+            item.name: getattr(primary.ecc, item.name)
+            if getattr(primary.ecc, item.name) is not None
+            else getattr(extra.ecc, item.name)
+            for item in dataclasses.fields(EccCounts)
+        }
+    )
+    reasons = primary.clock_reasons_active
     if not reasons_known and not primary.clock_reasons_active:
-        primary.clock_reasons_active = list(extra.clock_reasons_active)
+        reasons = list(extra.clock_reasons_active)
+    lost, lost_detail = primary.lost, primary.lost_detail
     if extra.lost and not primary.lost:
-        primary.lost, primary.lost_detail = True, extra.lost_detail
+        lost, lost_detail = True, extra.lost_detail
     elif primary.lost_detail is None:
-        primary.lost_detail = extra.lost_detail
+        lost_detail = extra.lost_detail
+    return dataclasses.replace(
+        primary, **filled, ecc=ecc, clock_reasons_active=reasons, lost=lost, lost_detail=lost_detail
+    )
 
 
 def _item(evidence: Evidence | None, key: EvidenceKey) -> EvidenceItem | None:
@@ -74,26 +87,26 @@ def gpu_health(evidence: Evidence | None) -> list[GpuHealth]:
             if isinstance(text, str) and text
         )
     )
-    healths = [health for health, _known in nvml]
+    healths: list[GpuHealth] = []
     if nvml:
         xml_by_bus = {health.bus_id: health for health in xml if health.bus_id}
         for health, reasons_known in nvml:
             same = xml_by_bus.get(health.bus_id) if health.bus_id else None
-            if same is not None:
-                _fill(health, same, reasons_known)
+            healths.append(_fill(health, same, reasons_known) if same is not None else health)
     else:
         healths = xml
-    by_bus = {health.bus_id: health for health in healths if health.bus_id}
+    # Positions in ``healths``: a filled GPU is a new value in the same place.
+    by_bus = {health.bus_id: at for at, health in enumerate(healths) if health.bus_id}
     # NVML's handle failed for a lost GPU, so its record has no bus id; nvidia-smi's handle failed for the same
     # GPU and it names it by bus id only.  Pair those up in order (an ERR! GPU had a handle: not one of them).
-    nameless_lost = [health for health in healths if health.lost and health.bus_id is None]
+    nameless_lost = [at for at, health in enumerate(healths) if health.lost and health.bus_id is None]
     for broken, no_handle in table:
-        same = by_bus.get(broken.bus_id) if broken.bus_id else None
-        if same is None and no_handle and nameless_lost:
-            same = nameless_lost.pop(0)
-            same.bus_id = broken.bus_id
-        if same is not None:
-            _fill(same, broken, True)
+        at = by_bus.get(broken.bus_id) if broken.bus_id else None
+        if at is None and no_handle and nameless_lost:
+            at = nameless_lost.pop(0)
+            healths[at] = dataclasses.replace(healths[at], bus_id=broken.bus_id)
+        if at is not None:
+            healths[at] = _fill(healths[at], broken, True)
         else:
             healths.append(broken)
     return healths

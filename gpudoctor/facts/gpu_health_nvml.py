@@ -60,61 +60,67 @@ def _error_name(record: dict[str, object], *codes: int) -> str | None:
 
 def _from_nvml_record(record: dict[str, object]) -> tuple[GpuHealth, bool]:
     """One GPU's health, and whether its clock reasons were known (an empty list can mean either)."""
+    lost = record.get("lost") is True or _error_name(record, 15) is not None
+    persistence = record.get("persistence_mode")
+    mig_enabled = _flag(json_dict(record.get("mig_mode")).get("current"))
+
+    data = json_dict(record.get("health"))
+    ecc_mode = json_dict(data.get("ecc_mode"))
+    errors = json_dict(data.get("ecc_errors"))
+    retired = json_dict(data.get("retired_pages"))
+    rows = json_dict(data.get("remapped_rows"))
+    inforom = json_dict(data.get("inforom"))
+    valid = inforom.get("valid")
+    inforom_valid = valid if isinstance(valid, bool) else None
+    temperature = json_dict(data.get("temperature"))
+    mask = json_int(data.get("clock_reasons"))
+    fabric = json_dict(data.get("fabric"))
+    fabric_state = FABRIC_STATES.get(json_int(fabric.get("state")))
+    # NVML fills the status only once registration has finished
+    status = json_int(fabric.get("status"))
+    fabric_status = None
+    if fabric_state == "completed" and status is not None:
+        fabric_status = "NVML_SUCCESS" if status == 0 else NVML_ERROR_NAMES.get(status, f"NVML error {status}")
     health = GpuHealth(
         index=json_int(record.get("index")),
         bus_id=normalize_bus_id(record.get("pci_bus_id")),
         name=json_text(record.get("name")),
         brand=brand_name(record.get("brand")),
         source=NVML_SOURCE,
+        lost=lost,
+        lost_detail=(_error_name(record, 15) or "NVML_ERROR_GPU_IS_LOST") if lost else None,
+        # NVML only ever says "reset required" (error 16); no error is no answer, not "no reset needed"
+        reset_required=True if record.get("reset_required") is True or _error_name(record, 16) is not None else None,
+        persistence_mode=persistence if isinstance(persistence, bool) else None,
+        ecc_enabled=_flag(ecc_mode.get("current")),
+        ecc_pending=_flag(ecc_mode.get("pending")),
+        ecc=EccCounts(
+            volatile_corrected=json_int(errors.get("volatile_corrected")),
+            volatile_uncorrected=json_int(errors.get("volatile_uncorrected")),
+            aggregate_corrected=json_int(errors.get("aggregate_corrected")),
+            aggregate_uncorrected=json_int(errors.get("aggregate_uncorrected")),
+        ),
+        retired_pages_sbe=json_int(retired.get("sbe")),
+        retired_pages_dbe=json_int(retired.get("dbe")),
+        retired_pages_pending=_flag(retired.get("pending")),
+        remapped_rows_correctable=json_int(rows.get("correctable")),
+        remapped_rows_uncorrectable=json_int(rows.get("uncorrectable")),
+        remapped_rows_pending=_flag(rows.get("pending")),
+        remapped_rows_failure=_flag(rows.get("failure")),
+        inforom_valid=inforom_valid,
+        inforom_error=json_text(inforom.get("error")) if inforom_valid is False else None,
+        inforom_image=json_text(inforom.get("image")),
+        temperature_c=json_int(temperature.get("current")),
+        slowdown_temp_c=json_int(temperature.get("slowdown")),
+        shutdown_temp_c=json_int(temperature.get("shutdown")),
+        clock_reasons_active=clock_reasons(mask),
+        compute_mode=json_text(record.get("compute_mode")),
+        compute_processes=json_int(data.get("compute_processes")),
+        mig_enabled=mig_enabled,
+        mig_instances=json_int(data.get("mig_instances")) if mig_enabled else None,
+        fabric_state=fabric_state,
+        fabric_status=fabric_status,
     )
-    health.lost = record.get("lost") is True or _error_name(record, 15) is not None
-    if health.lost:
-        health.lost_detail = _error_name(record, 15) or "NVML_ERROR_GPU_IS_LOST"
-    # NVML only ever says "reset required" (error 16); no error is no answer, not "no reset needed"
-    if record.get("reset_required") is True or _error_name(record, 16) is not None:
-        health.reset_required = True
-    persistence = record.get("persistence_mode")
-    health.persistence_mode = persistence if isinstance(persistence, bool) else None
-    health.compute_mode = json_text(record.get("compute_mode"))
-    mig = json_dict(record.get("mig_mode"))
-    health.mig_enabled = _flag(mig.get("current"))
-
-    data = json_dict(record.get("health"))
-    ecc_mode = json_dict(data.get("ecc_mode"))
-    health.ecc_enabled, health.ecc_pending = _flag(ecc_mode.get("current")), _flag(ecc_mode.get("pending"))
-    errors = json_dict(data.get("ecc_errors"))
-    health.ecc = EccCounts(
-        volatile_corrected=json_int(errors.get("volatile_corrected")),
-        volatile_uncorrected=json_int(errors.get("volatile_uncorrected")),
-        aggregate_corrected=json_int(errors.get("aggregate_corrected")),
-        aggregate_uncorrected=json_int(errors.get("aggregate_uncorrected")),
-    )
-    retired = json_dict(data.get("retired_pages"))
-    health.retired_pages_sbe, health.retired_pages_dbe = json_int(retired.get("sbe")), json_int(retired.get("dbe"))
-    health.retired_pages_pending = _flag(retired.get("pending"))
-    rows = json_dict(data.get("remapped_rows"))
-    health.remapped_rows_correctable = json_int(rows.get("correctable"))
-    health.remapped_rows_uncorrectable = json_int(rows.get("uncorrectable"))
-    health.remapped_rows_pending, health.remapped_rows_failure = _flag(rows.get("pending")), _flag(rows.get("failure"))
-    inforom = json_dict(data.get("inforom"))
-    valid = inforom.get("valid")
-    health.inforom_valid = valid if isinstance(valid, bool) else None
-    health.inforom_error = json_text(inforom.get("error")) if health.inforom_valid is False else None
-    health.inforom_image = json_text(inforom.get("image"))
-    temperature = json_dict(data.get("temperature"))
-    health.temperature_c = json_int(temperature.get("current"))
-    health.slowdown_temp_c = json_int(temperature.get("slowdown"))
-    health.shutdown_temp_c = json_int(temperature.get("shutdown"))
-    mask = json_int(data.get("clock_reasons"))
-    health.clock_reasons_active = clock_reasons(mask)
-    health.compute_processes = json_int(data.get("compute_processes"))
-    health.mig_instances = json_int(data.get("mig_instances")) if health.mig_enabled else None
-    fabric = json_dict(data.get("fabric"))
-    health.fabric_state = FABRIC_STATES.get(json_int(fabric.get("state")))
-    # NVML fills the status only once registration has finished
-    status = json_int(fabric.get("status"))
-    if health.fabric_state == "completed" and status is not None:
-        health.fabric_status = "NVML_SUCCESS" if status == 0 else NVML_ERROR_NAMES.get(status, f"NVML error {status}")
     return health, mask is not None and mask >= 0
 
 

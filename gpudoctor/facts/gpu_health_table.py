@@ -8,6 +8,7 @@ raises; unknown stays ``None``.
 from __future__ import annotations
 
 import re
+from dataclasses import replace
 
 from gpudoctor.facts.health_model import GpuHealth
 from gpudoctor.facts.pci_address import normalize_bus_id
@@ -69,7 +70,8 @@ def _from_table(text: str) -> list[tuple[GpuHealth, bool]]:
             )
     for bus, (index, cells) in _err_cells(text).items():
         if bus in healths:
-            healths[bus][0].index = index
+            lost, no_handle = healths[bus]
+            healths[bus] = (replace(lost, index=index), no_handle)
             continue
         health = GpuHealth(
             index=index,

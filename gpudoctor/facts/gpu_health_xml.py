@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import re
 import xml.etree.ElementTree as ET
+from dataclasses import replace
 
 from gpudoctor.facts.gpu_state import parse_gpu_states_xml
 from gpudoctor.facts.health_model import EccCounts, GpuHealth
@@ -55,19 +56,28 @@ def _ecc_bits(element: ET.Element | None) -> int | None:
     return sum(known_numbers) if known_numbers else None
 
 
-def _ecc_counts(element: ET.Element | None, counts: EccCounts) -> None:
+def _ecc_counts(element: ET.Element | None) -> EccCounts:
+    corrected: dict[str, int | None] = {"volatile": None, "aggregate": None}
+    uncorrected: dict[str, int | None] = {"volatile": None, "aggregate": None}
     for scope in ("volatile", "aggregate"):
         block = element.find(scope) if element is not None else None
         if block is None:
             continue
         if block.find("single_bit") is not None or block.find("double_bit") is not None:
-            corrected, uncorrected = _ecc_bits(block.find("single_bit")), _ecc_bits(block.find("double_bit"))
+            corrected[scope], uncorrected[scope] = (
+                _ecc_bits(block.find("single_bit")),
+                _ecc_bits(block.find("double_bit")),
+            )
         else:
             # v11+: sram_/dram_ counters (and from R570 the SRAM uncorrectable split into parity/SEC-DED)
-            corrected = _ecc_sum(block, ("sram_correctable", "dram_correctable"))
-            uncorrected = _ecc_sum(block, ("sram_uncorrectable", "dram_uncorrectable"))
-        setattr(counts, f"{scope}_corrected", corrected)
-        setattr(counts, f"{scope}_uncorrected", uncorrected)
+            corrected[scope] = _ecc_sum(block, ("sram_correctable", "dram_correctable"))
+            uncorrected[scope] = _ecc_sum(block, ("sram_uncorrectable", "dram_uncorrectable"))
+    return EccCounts(
+        volatile_corrected=corrected["volatile"],
+        volatile_uncorrected=uncorrected["volatile"],
+        aggregate_corrected=corrected["aggregate"],
+        aggregate_uncorrected=uncorrected["aggregate"],
+    )
 
 
 def _is_compute(element: ET.Element) -> bool:
@@ -78,44 +88,46 @@ def _is_compute(element: ET.Element) -> bool:
 def _xml_gpu(element: ET.Element, index: int | None) -> GpuHealth:
     # the id attribute carries the same address; trimmed captures may lack <pci>
     bus_id = normalize_bus_id(element.findtext("pci/pci_bus_id")) or normalize_bus_id(element.get("id"))
-    health = GpuHealth(
-        index=index,
-        bus_id=bus_id,
-        source=XML_SOURCE,
-        name=known(element.findtext("product_name")),
-        brand=known(element.findtext("product_brand")),
-    )
-    health.persistence_mode = _enabled(element.findtext("persistence_mode"))
-    health.compute_mode = known(element.findtext("compute_mode"))
-    health.ecc_enabled = _enabled(element.findtext("ecc_mode/current_ecc"))
-    health.ecc_pending = _enabled(element.findtext("ecc_mode/pending_ecc"))
-    _ecc_counts(element.find("ecc_errors"), health.ecc)
-    health.retired_pages_sbe = parse_int(element.findtext("retired_pages/multiple_single_bit_retirement/retired_count"))
-    health.retired_pages_dbe = parse_int(element.findtext("retired_pages/double_bit_retirement/retired_count"))
     # the same flag under its pre-R450 name (pending_blacklist) and its later one
     pending = [_yes_no(element.findtext(f"retired_pages/{tag}")) for tag in ("pending_retirement", "pending_blacklist")]
-    health.retired_pages_pending = True if True in pending else (False if False in pending else None)
-    health.remapped_rows_correctable = parse_int(element.findtext("remapped_rows/remapped_row_corr"))
-    health.remapped_rows_uncorrectable = parse_int(element.findtext("remapped_rows/remapped_row_unc"))
-    health.remapped_rows_pending = _yes_no(element.findtext("remapped_rows/remapped_row_pending"))
-    health.remapped_rows_failure = _yes_no(element.findtext("remapped_rows/remapped_row_failure"))
     image = known(element.findtext("inforom_version/img_version"))
-    health.inforom_image = image if image and not image.startswith("[") else None  # "[REDACTED]" is no version
-    health.temperature_c = _temperature(element.findtext("temperature/gpu_temp"))
-    health.slowdown_temp_c = _temperature(element.findtext("temperature/gpu_temp_slow_threshold"))
-    health.shutdown_temp_c = _temperature(element.findtext("temperature/gpu_temp_max_threshold"))
     processes = element.find("processes")
-    if processes is not None:
-        health.compute_processes = sum(1 for process in processes.findall("process_info") if _is_compute(process))
-    health.mig_enabled = _enabled(element.findtext("mig_mode/current_mig"))
-    if health.mig_enabled:
-        health.mig_instances = len(element.findall("mig_devices/mig_device"))
-    health.reset_required = _yes_no(element.findtext("gpu_reset_status/reset_required"))
-    health.drain_and_reset_recommended = _yes_no(element.findtext("gpu_reset_status/drain_and_reset_recommended"))
+    mig_enabled = _enabled(element.findtext("mig_mode/current_mig"))
     state = known(element.findtext("fabric/state"))
-    health.fabric_state = re.sub(r"[\s-]+", "_", state.lower()) if state else None
-    health.fabric_status = known(element.findtext("fabric/status"))
-    return health
+    return GpuHealth(
+        index=index,
+        bus_id=bus_id,
+        name=known(element.findtext("product_name")),
+        brand=known(element.findtext("product_brand")),
+        source=XML_SOURCE,
+        reset_required=_yes_no(element.findtext("gpu_reset_status/reset_required")),
+        drain_and_reset_recommended=_yes_no(element.findtext("gpu_reset_status/drain_and_reset_recommended")),
+        persistence_mode=_enabled(element.findtext("persistence_mode")),
+        ecc_enabled=_enabled(element.findtext("ecc_mode/current_ecc")),
+        ecc_pending=_enabled(element.findtext("ecc_mode/pending_ecc")),
+        ecc=_ecc_counts(element.find("ecc_errors")),
+        retired_pages_sbe=parse_int(element.findtext("retired_pages/multiple_single_bit_retirement/retired_count")),
+        retired_pages_dbe=parse_int(element.findtext("retired_pages/double_bit_retirement/retired_count")),
+        retired_pages_pending=True if True in pending else (False if False in pending else None),
+        remapped_rows_correctable=parse_int(element.findtext("remapped_rows/remapped_row_corr")),
+        remapped_rows_uncorrectable=parse_int(element.findtext("remapped_rows/remapped_row_unc")),
+        remapped_rows_pending=_yes_no(element.findtext("remapped_rows/remapped_row_pending")),
+        remapped_rows_failure=_yes_no(element.findtext("remapped_rows/remapped_row_failure")),
+        inforom_image=image if image and not image.startswith("[") else None,  # "[REDACTED]" is no version
+        temperature_c=_temperature(element.findtext("temperature/gpu_temp")),
+        slowdown_temp_c=_temperature(element.findtext("temperature/gpu_temp_slow_threshold")),
+        shutdown_temp_c=_temperature(element.findtext("temperature/gpu_temp_max_threshold")),
+        compute_mode=known(element.findtext("compute_mode")),
+        compute_processes=(
+            sum(1 for process in processes.findall("process_info") if _is_compute(process))
+            if processes is not None
+            else None
+        ),
+        mig_enabled=mig_enabled,
+        mig_instances=len(element.findall("mig_devices/mig_device")) if mig_enabled else None,
+        fabric_state=re.sub(r"[\s-]+", "_", state.lower()) if state else None,
+        fabric_status=known(element.findtext("fabric/status")),
+    )
 
 
 def _from_xml(text: str) -> list[GpuHealth]:
@@ -129,9 +141,12 @@ def _from_xml(text: str) -> list[GpuHealth]:
     # clock reasons are gpu_state's to read; its list is the same <gpu> elements in the same order
     states = parse_gpu_states_xml(text)
     if len(states) == len(healths):
-        for health, state in zip(healths, states):
-            if state.bus_id == health.bus_id or state.bus_id is None or health.bus_id is None:
-                health.clock_reasons_active = list(state.clock_reasons_active)
+        healths = [
+            replace(health, clock_reasons_active=list(state.clock_reasons_active))
+            if state.bus_id == health.bus_id or state.bus_id is None or health.bus_id is None
+            else health
+            for health, state in zip(healths, states)
+        ]
     return healths
 
 

@@ -12,7 +12,8 @@ nothing about load.  Parsers never raise; unknown is ``None``.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
+import xml.etree.ElementTree as ET
+from dataclasses import dataclass, field, replace
 
 from gpudoctor.evidence.keys import EvidenceKey
 from gpudoctor.evidence.model import Evidence
@@ -34,7 +35,7 @@ SLOWING_REASONS = {
 }
 
 
-@dataclass
+@dataclass(frozen=True)
 class GpuProcess:
     pid: int | None = None
     name: str | None = None
@@ -42,7 +43,7 @@ class GpuProcess:
     used_mib: int | None = None
 
 
-@dataclass
+@dataclass(frozen=True)
 class GpuState:
     """One GPU's conditions as nvidia-smi showed them."""
 
@@ -104,51 +105,60 @@ def _from_xml(text: str) -> list[GpuState]:
         return []
     elements = root.findall("gpu")
     attached = parse_int(root.findtext("attached_gpus"))
-    states: list[GpuState] = []
-    for position, element in enumerate(elements):
-        state = GpuState(
-            index=position if attached == len(elements) else None,
-            bus_id=normalize_bus_id(element.get("id") or element.findtext("pci/pci_bus_id") or ""),
-            name=known(element.findtext("product_name")),
-            performance_state=known(element.findtext("performance_state")),
+    return [
+        _xml_state(element, position if attached == len(elements) else None)
+        for position, element in enumerate(elements)
+    ]
+
+
+def _xml_state(element: ET.Element, index: int | None) -> GpuState:
+    reasons: list[str] = []
+    for tag in ("clocks_event_reasons", "clocks_throttle_reasons"):
+        for reason in element.findall(f"{tag}/*"):
+            value = (reason.text or "").strip()
+            short = re.sub(r"^clocks_(?:event|throttle)_reason_", "", reason.tag)
+            if value == "Active" and short not in reasons:
+                reasons.append(short)
+    power = element.find("gpu_power_readings")
+    if power is None:
+        power = element.find("power_readings")
+    draw = limit = default_limit = max_limit = None
+    if power is not None:
+        draw = _watts(power.findtext("power_draw")) or _watts(power.findtext("instant_power_draw"))
+        limit = (
+            _watts(power.findtext("enforced_power_limit"))
+            or _watts(power.findtext("current_power_limit"))
+            or _watts(power.findtext("power_limit"))
         )
-        for tag in ("clocks_event_reasons", "clocks_throttle_reasons"):
-            for reason in element.findall(f"{tag}/*"):
-                value = (reason.text or "").strip()
-                short = re.sub(r"^clocks_(?:event|throttle)_reason_", "", reason.tag)
-                if value == "Active" and short not in state.clock_reasons_active:
-                    state.clock_reasons_active.append(short)
-        power = element.find("gpu_power_readings")
-        if power is None:
-            power = element.find("power_readings")
-        if power is not None:
-            state.power_draw_w = _watts(power.findtext("power_draw")) or _watts(power.findtext("instant_power_draw"))
-            state.power_limit_w = (
-                _watts(power.findtext("enforced_power_limit"))
-                or _watts(power.findtext("current_power_limit"))
-                or _watts(power.findtext("power_limit"))
+        default_limit = _watts(power.findtext("default_power_limit"))
+        max_limit = _watts(power.findtext("max_power_limit"))
+    mig = known(element.findtext("mig_mode/current_mig"))
+    processes = element.find("processes")
+    return GpuState(
+        index=index,
+        bus_id=normalize_bus_id(element.get("id") or element.findtext("pci/pci_bus_id") or ""),
+        name=known(element.findtext("product_name")),
+        performance_state=known(element.findtext("performance_state")),
+        clock_reasons_active=reasons,
+        power_draw_w=draw,
+        power_limit_w=limit,
+        default_power_limit_w=default_limit,
+        max_power_limit_w=max_limit,
+        utilization_pct=_percent(element.findtext("utilization/gpu_util")),
+        memory_used_mib=parse_mib(element.findtext("fb_memory_usage/used")),
+        memory_total_mib=parse_mib(element.findtext("fb_memory_usage/total")),
+        processes=[
+            GpuProcess(
+                pid=parse_int(record.findtext("pid")),
+                name=known(record.findtext("process_name")),
+                type=known(record.findtext("type")),
+                used_mib=parse_mib(record.findtext("used_memory")),
             )
-            state.default_power_limit_w = _watts(power.findtext("default_power_limit"))
-            state.max_power_limit_w = _watts(power.findtext("max_power_limit"))
-        state.utilization_pct = _percent(element.findtext("utilization/gpu_util"))
-        state.memory_used_mib = parse_mib(element.findtext("fb_memory_usage/used"))
-        state.memory_total_mib = parse_mib(element.findtext("fb_memory_usage/total"))
-        mig = known(element.findtext("mig_mode/current_mig"))
-        state.mig_enabled = {"Enabled": True, "Disabled": False}.get(mig or "")
-        processes = element.find("processes")
-        if processes is not None:
-            state.processes_known = True
-            for record in processes.findall("process_info")[:MAX_PROCESSES]:
-                state.processes.append(
-                    GpuProcess(
-                        pid=parse_int(record.findtext("pid")),
-                        name=known(record.findtext("process_name")),
-                        type=known(record.findtext("type")),
-                        used_mib=parse_mib(record.findtext("used_memory")),
-                    )
-                )
-        states.append(state)
-    return states
+            for record in (processes.findall("process_info")[:MAX_PROCESSES] if processes is not None else [])
+        ],
+        processes_known=processes is not None,
+        mig_enabled={"Enabled": True, "Disabled": False}.get(mig or ""),
+    )
 
 
 # --------------------------------------------------------------------------- the plain nvidia-smi table
@@ -169,7 +179,8 @@ def parse_gpu_states_text(text: object) -> list[GpuState]:
     if not isinstance(text, str):
         return []
     states: dict[int, GpuState] = {}
-    current: GpuState | None = None
+    processes: dict[int, list[GpuProcess]] = {}
+    current: int | None = None  # the GPU whose block is being read; None after a repeated block's first line
     in_processes = False
     listed_processes = False
     for raw in text.splitlines()[:5000]:
@@ -181,9 +192,10 @@ def parse_gpu_states_text(text: object) -> list[GpuState]:
             match = _PROCESS_LINE.match(line)
             if match:
                 listed_processes = True
-                state = states.get(int(match.group(1)))
-                if state is not None and len(state.processes) < MAX_PROCESSES:
-                    state.processes.append(
+                index = int(match.group(1))
+                listed = processes.setdefault(index, [])
+                if index in states and len(listed) < MAX_PROCESSES:
+                    listed.append(
                         GpuProcess(
                             pid=int(match.group(2)),
                             type=match.group(3),
@@ -197,20 +209,26 @@ def parse_gpu_states_text(text: object) -> list[GpuState]:
         gpu = _GPU_LINE.match(line)
         if gpu:
             index = int(gpu.group(1))
-            current = GpuState(index=index, bus_id=normalize_bus_id(gpu.group(2)))
-            states.setdefault(index, current)
+            # the first block of an index is kept; a repeated one is read past
+            current = None if index in states else index
+            states.setdefault(index, GpuState(index=index, bus_id=normalize_bus_id(gpu.group(2))))
             continue
         detail = _STATE_LINE.match(line)
         if detail and current is not None:
-            current.performance_state = detail.group(1)
-            current.power_draw_w = _watts(detail.group(2))
-            current.power_limit_w = _watts(detail.group(3))
-            current.memory_used_mib, current.memory_total_mib = int(detail.group(4)), int(detail.group(5))
-            current.utilization_pct = _percent(detail.group(6))
+            states[current] = replace(
+                states[current],
+                performance_state=detail.group(1),
+                power_draw_w=_watts(detail.group(2)),
+                power_limit_w=_watts(detail.group(3)),
+                memory_used_mib=int(detail.group(4)),
+                memory_total_mib=int(detail.group(5)),
+                utilization_pct=_percent(detail.group(6)),
+            )
             current = None
-    for state in states.values():
-        state.processes_known = listed_processes
-    return list(states.values())
+    return [
+        replace(state, processes=processes.get(index, []), processes_known=listed_processes)
+        for index, state in states.items()
+    ]
 
 
 def gpu_states(evidence: Evidence) -> list[GpuState]:

@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 
-@dataclass
+@dataclass(frozen=True)
 class EccCounts:
     """ECC error counts.  Volatile: since the driver last loaded; aggregate: over the GPU's life."""
 
@@ -20,7 +20,7 @@ class EccCounts:
     aggregate_uncorrected: int | None = None
 
 
-@dataclass
+@dataclass(frozen=True)
 class GpuHealth:
     index: int | None = None
     bus_id: str | None = None

@@ -9,14 +9,16 @@ version) and the ``*_source`` fields say so.
 
 from __future__ import annotations
 
-import copy
 import dataclasses
 from collections.abc import Mapping
+from typing import TypeVar
 
 from gpudoctor import kb
 from gpudoctor.facts.framework_model import CollectEnvReport
 from gpudoctor.facts.model import DriverFacts, GpuInfo, KernelModule, PciDevice, SmiReport
 from gpudoctor.facts.nvml import NvmlFacts
+
+_T = TypeVar("_T")
 
 
 @dataclasses.dataclass(frozen=True)
@@ -38,14 +40,37 @@ def _key(gpu: GpuInfo) -> str | None:
     return gpu.bus_id or (f"index:{gpu.index}" if gpu.index is not None else None)
 
 
-def _fill(target: GpuInfo, other: GpuInfo) -> None:
-    for item in dataclasses.fields(GpuInfo):
-        if item.name == "mig_devices":
-            if not target.mig_devices and other.mig_devices:
-                target.mig_devices = list(other.mig_devices)
-            continue
-        if getattr(target, item.name) is None and getattr(other, item.name) is not None:
-            setattr(target, item.name, getattr(other, item.name))
+def _first(value: _T | None, fallback: _T | None) -> _T | None:
+    return value if value is not None else fallback
+
+
+def _fill(target: GpuInfo, other: GpuInfo) -> GpuInfo:
+    """``target`` with every value it lacks taken from ``other`` (each field of GpuInfo, in its order)."""
+    return dataclasses.replace(
+        target,
+        index=_first(target.index, other.index),
+        name=_first(target.name, other.name),
+        bus_id=_first(target.bus_id, other.bus_id),
+        uuid=_first(target.uuid, other.uuid),
+        serial=_first(target.serial, other.serial),
+        brand=_first(target.brand, other.brand),
+        architecture=_first(target.architecture, other.architecture),
+        memory_total_mib=_first(target.memory_total_mib, other.memory_total_mib),
+        memory_used_mib=_first(target.memory_used_mib, other.memory_used_mib),
+        compute_capability=_first(target.compute_capability, other.compute_capability),
+        compute_capability_source=_first(target.compute_capability_source, other.compute_capability_source),
+        compute_mode=_first(target.compute_mode, other.compute_mode),
+        persistence_mode=_first(target.persistence_mode, other.persistence_mode),
+        mig_mode_current=_first(target.mig_mode_current, other.mig_mode_current),
+        mig_mode_pending=_first(target.mig_mode_pending, other.mig_mode_pending),
+        mig_devices=target.mig_devices or list(other.mig_devices),
+        driver_model=_first(target.driver_model, other.driver_model),
+        pcie_gen_current=_first(target.pcie_gen_current, other.pcie_gen_current),
+        pcie_gen_max=_first(target.pcie_gen_max, other.pcie_gen_max),
+        pcie_width_current=_first(target.pcie_width_current, other.pcie_width_current),
+        pcie_width_max=_first(target.pcie_width_max, other.pcie_width_max),
+        minor_number=_first(target.minor_number, other.minor_number),
+    )
 
 
 def merge_inventory(
@@ -69,36 +94,39 @@ def merge_inventory(
         sources.append([GpuInfo(index=i, name=name) for i, name in enumerate(collect_env.gpu_names)])
     if not sources:
         return []
-    merged = [copy.deepcopy(g) for g in sources[0]]
-    for position, gpu in enumerate(merged):
-        if gpu.index is None:
-            gpu.index = position
+    # Each merged GPU is a copy with its own MIG list: no source's facts are shared with the merge.
+    merged = [
+        dataclasses.replace(gpu, index=position if gpu.index is None else gpu.index, mig_devices=list(gpu.mig_devices))
+        for position, gpu in enumerate(sources[0])
+    ]
     for other_list in sources[1:]:
         by_key = {_key(g): g for g in other_list if _key(g)}
         by_index = {g.index: g for g in other_list if g.index is not None}
-        for gpu in merged:
+        for position, gpu in enumerate(merged):
             other = by_key.get(_key(gpu)) or (by_index.get(gpu.index) if gpu.index is not None else None)
             if other is not None:
-                _fill(gpu, other)
-    for gpu in merged:
+                merged[position] = _fill(gpu, other)
+    for position, gpu in enumerate(merged):
         if gpu.compute_capability is None and gpu.name:
             known = kb.compute_capability_for_name(gpu.name)
             if known:
-                gpu.compute_capability = known.compute_capability
-                gpu.compute_capability_source = "knowledge base"
-                gpu.architecture = gpu.architecture or known.architecture
+                merged[position] = dataclasses.replace(
+                    gpu,
+                    compute_capability=known.compute_capability,
+                    compute_capability_source="knowledge base",
+                    architecture=gpu.architecture or known.architecture,
+                )
     return merged
 
 
 def merge_driver(facts: DriverSources) -> DriverFacts:
-    driver = DriverFacts()
     modules = facts.loaded_modules
     module = facts.kernel_module
-    driver.kernel_version = (module.version if module else None) or facts.sys_module_version
-    driver.kernel_flavor = module.flavor if module else None
-    driver.kernel_module_loaded = bool(driver.kernel_version) or "nvidia" in modules
-    driver.nouveau_loaded = "nouveau" in modules or any(d.driver == "nouveau" for d in facts.pci_devices)
-    driver.library_versions = list(facts.driver_libraries.get("libnvidia-ml", []))
+    kernel_version = (module.version if module else None) or facts.sys_module_version
+    kernel_flavor = module.flavor if module else None
+    kernel_module_loaded = bool(kernel_version) or "nvidia" in modules
+    nouveau_loaded = "nouveau" in modules or any(d.driver == "nouveau" for d in facts.pci_devices)
+    library_versions = list(facts.driver_libraries.get("libnvidia-ml", []))
 
     smi_error = facts.smi_text.error if facts.smi_text else None
     # NVML initialising, or nvidia-smi listing GPUs, proves the module is loaded; their driver
@@ -107,11 +135,11 @@ def merge_driver(facts: DriverSources) -> DriverFacts:
         report for report in (facts.smi_xml, facts.smi_text) if report and report.driver_version and report.gpus
     ]
     if facts.nvml.init_ok and facts.nvml.driver_version:
-        driver.kernel_module_loaded = True
-        driver.kernel_version = driver.kernel_version or facts.nvml.driver_version
+        kernel_module_loaded = True
+        kernel_version = kernel_version or facts.nvml.driver_version
     elif answered:
-        driver.kernel_module_loaded = True
-        driver.kernel_version = driver.kernel_version or answered[0].driver_version
+        kernel_module_loaded = True
+        kernel_version = kernel_version or answered[0].driver_version
     candidates = [
         (facts.nvml.driver_version, "NVML"),
         (facts.smi_xml.driver_version if facts.smi_xml else None, "nvidia-smi -q -x"),
@@ -120,32 +148,46 @@ def merge_driver(facts: DriverSources) -> DriverFacts:
             smi_error.detail if smi_error and smi_error.kind == "version_mismatch" else None,
             "nvidia-smi (NVML library version)",
         ),
-        (driver.library_versions[0] if driver.library_versions else None, "libnvidia-ml file name"),
+        (library_versions[0] if library_versions else None, "libnvidia-ml file name"),
     ]
+    userspace_version: str | None = None
+    userspace_source: str | None = None
     for version, source in candidates:
         if version:
-            driver.userspace_version, driver.userspace_source = version, source
+            userspace_version, userspace_source = version, source
             break
     report = facts.collect_env
-    if driver.userspace_version is None and report is not None and report.driver_version:
+    if userspace_version is None and report is not None and report.driver_version:
         # collect_env read the version from a working nvidia-smi; with GPUs listed, the module was loaded.
-        driver.userspace_version, driver.userspace_source = report.driver_version, "collect_env report"
+        userspace_version, userspace_source = report.driver_version, "collect_env report"
         if report.gpu_names or report.cuda_available:
-            driver.kernel_module_loaded = True
-            driver.kernel_version = driver.kernel_version or report.driver_version
+            kernel_module_loaded = True
+            kernel_version = kernel_version or report.driver_version
 
     cuda_candidates = [
         (facts.nvml.cuda_driver_version, "NVML"),
         (facts.smi_xml.cuda_version if facts.smi_xml else None, "nvidia-smi -q -x"),
         (facts.smi_text.cuda_version if facts.smi_text else None, "nvidia-smi"),
     ]
+    cuda_max: str | None = None
+    cuda_max_source: str | None = None
     for version, source in cuda_candidates:
         if version:
-            driver.cuda_max, driver.cuda_max_source = version, source
+            cuda_max, cuda_max_source = version, source
             break
     else:
-        version = driver.kernel_version or driver.userspace_version
-        if version and driver.kernel_flavor != "l4t":
-            driver.cuda_max = kb.max_cuda_for_driver(version)
-            driver.cuda_max_source = "knowledge base" if driver.cuda_max else None
-    return driver
+        version = kernel_version or userspace_version
+        if version and kernel_flavor != "l4t":
+            cuda_max = kb.max_cuda_for_driver(version)
+            cuda_max_source = "knowledge base" if cuda_max else None
+    return DriverFacts(
+        kernel_module_loaded=kernel_module_loaded,
+        kernel_version=kernel_version,
+        kernel_flavor=kernel_flavor,
+        userspace_version=userspace_version,
+        userspace_source=userspace_source,
+        library_versions=library_versions,
+        cuda_max=cuda_max,
+        cuda_max_source=cuda_max_source,
+        nouveau_loaded=nouveau_loaded,
+    )

@@ -52,7 +52,7 @@ _LEGACY = re.compile(r"supported through the NVIDIA (\d+\.xx) Legacy drivers", r
 _FALLEN_OFF = re.compile(r"GPU has fallen off the bus")
 
 
-@dataclass
+@dataclass(frozen=True)
 class XidEvent:
     code: int
     pci: str | None  # as the log names it: "0000:01:00" (bus and device; no function number)
@@ -60,7 +60,7 @@ class XidEvent:
     line: str  # the whole log line, time stamp included
 
 
-@dataclass
+@dataclass(frozen=True)
 class KernelLog:
     xid_events: list[XidEvent] = field(default_factory=list)
     api_mismatch: tuple[str, str] | None = None  # (client version, kernel module version)
@@ -74,10 +74,11 @@ class KernelLog:
 
 def parse_kernel_log(text: object) -> KernelLog:
     """Parse kernel log text into a :class:`KernelLog`; an empty one when nothing matches."""
-    log = KernelLog()
     if not isinstance(text, str):
-        return log
+        return KernelLog()
     nvrm_parts: list[str] = []
+    xid_events: list[XidEvent] = []
+    nouveau_took_gpu = rm_init_failed = secure_boot_rejected = fallen_off_bus = False
     for line in text.splitlines():
         if "NVRM:" in line:
             nvrm_parts.append(line.split("NVRM:", 1)[1].strip())
@@ -85,7 +86,7 @@ def parse_kernel_log(text: object) -> KernelLog:
         if xid:
             where = _PCI_IN_XID.search(xid.group("where"))
             message = _XID_PROCESS_FIELDS.sub("", xid.group("message").strip(), count=1)
-            log.xid_events.append(
+            xid_events.append(
                 XidEvent(
                     code=int(xid.group("code")),
                     pci=where.group(1).lower() if where else None,
@@ -94,21 +95,24 @@ def parse_kernel_log(text: object) -> KernelLog:
                 )
             )
         if any(pattern.search(line) for pattern in _NOUVEAU_PATTERNS):
-            log.nouveau_took_gpu = True
+            nouveau_took_gpu = True
         if any(pattern.search(line) for pattern in _RM_INIT_PATTERNS):
-            log.rm_init_failed = True
+            rm_init_failed = True
         if any(pattern.search(line) for pattern in _SECURE_BOOT):
-            log.secure_boot_rejected = True
+            secure_boot_rejected = True
         if _FALLEN_OFF.search(line):
-            log.fallen_off_bus = True
+            fallen_off_bus = True
     # The multi-line NVRM sentences, read as one text.
     joined = " ".join(" ".join(nvrm_parts).split())
     mismatch = _API_MISMATCH.search(joined)
-    if mismatch:
-        log.api_mismatch = (mismatch.group(1), mismatch.group(2))
-    if _GSP_UNSUPPORTED.search(joined):
-        log.gsp_unsupported = True
     legacy = _LEGACY.search(joined)
-    if legacy:
-        log.legacy_branch_required = legacy.group(1)
-    return log
+    return KernelLog(
+        xid_events=xid_events,
+        api_mismatch=(mismatch.group(1), mismatch.group(2)) if mismatch else None,
+        nouveau_took_gpu=nouveau_took_gpu,
+        rm_init_failed=rm_init_failed,
+        gsp_unsupported=_GSP_UNSUPPORTED.search(joined) is not None,
+        secure_boot_rejected=secure_boot_rejected,
+        fallen_off_bus=fallen_off_bus,
+        legacy_branch_required=legacy.group(1) if legacy else None,
+    )

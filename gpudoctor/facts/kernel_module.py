@@ -54,34 +54,44 @@ def parse_proc_driver_version(text: object) -> KernelModule:
     Lines before the ``NVRM version:`` line (a pasted shell prompt, a dmesg time
     stamp) are ignored.
     """
-    module = KernelModule()
     if not isinstance(text, str):
-        return module
+        return KernelModule()
+    raw_first_line: str | None = None
+    flavor: str | None = None
+    version: str | None = None
+    architecture: str | None = None
+    gcc_version: str | None = None
     for line in text.splitlines():
-        if module.raw_first_line is None and "NVRM version:" in line:
-            module.raw_first_line = line.strip()
+        if raw_first_line is None and "NVRM version:" in line:
+            raw_first_line = line.strip()
             body = line.split("NVRM version:", 1)[1]
             match = _OPEN.search(body)
             if match:
-                module.flavor = "open"
+                flavor = "open"
             else:
                 match = _PROPRIETARY.search(body)
                 if match:
-                    module.flavor = "proprietary"
+                    flavor = "proprietary"
             if match:
-                module.version = match.group("version")
-                module.architecture = match.group("arch")
-        elif module.gcc_version is None and "GCC version:" in line:
+                version = match.group("version")
+                architecture = match.group("arch")
+        elif gcc_version is None and "GCC version:" in line:
             rest = line.split("GCC version:", 1)[1].strip()
             number = _GCC_NUMBER.search(rest)
-            module.gcc_version = number.group(1) if number else (rest or None)
-    major = _major(module.version)
+            gcc_version = number.group(1) if number else (rest or None)
+    major = _major(version)
     # Orin-era Jetsons ship the open module but number it with the L4T release;
     # calling that "open 35.3.1" would send a version check hunting for a driver
     # branch that does not exist.
-    if module.architecture == "aarch64" and major is not None and major < _L4T_MAX_MAJOR:
-        module.flavor = "l4t"
-    return module
+    if architecture == "aarch64" and major is not None and major < _L4T_MAX_MAJOR:
+        flavor = "l4t"
+    return KernelModule(
+        version=version,
+        flavor=flavor,
+        architecture=architecture,
+        gcc_version=gcc_version,
+        raw_first_line=raw_first_line,
+    )
 
 
 def parse_sys_module_version(text: object) -> str | None:

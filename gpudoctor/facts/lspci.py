@@ -11,6 +11,7 @@ None of them raises: unknown stays ``None``.
 from __future__ import annotations
 
 import re
+from dataclasses import replace
 from typing import TypedDict
 
 from gpudoctor.facts.model import PciDevice
@@ -39,14 +40,11 @@ def _normalise_address(address: str) -> str:
 
 
 def _device_from_line(address: str, rest: str) -> PciDevice:
-    device = PciDevice(address=_normalise_address(address))
     class_part, sep, description = rest.partition(": ")
     if not sep:
         # No "class: description" separator: keep all of it as the description.
         class_part, description = "", rest
     class_code = _CLASS_CODE.search(class_part)
-    if class_code:
-        device.class_code = class_code.group(1).lower()
     description = description.rstrip()
     # lspci writes at most "(rev ..)" and "(prog-if ..)"; a bounded loop keeps a
     # garbage line of thousands of them from costing quadratic time.
@@ -57,10 +55,14 @@ def _device_from_line(address: str, rest: str) -> PciDevice:
         description = description[: trailer.start()].rstrip()
     ids = _IDS.search(description)
     if ids:
-        device.vendor_id, device.device_id = ids.group(1).lower(), ids.group(2).lower()
         description = description[: ids.start()]
-    device.description = description.strip() or None
-    return device
+    return PciDevice(
+        address=_normalise_address(address),
+        vendor_id=ids.group(1).lower() if ids else None,
+        device_id=ids.group(2).lower() if ids else None,
+        class_code=class_code.group(1).lower() if class_code else None,
+        description=description.strip() or None,
+    )
 
 
 def parse_lspci(text: object) -> list[PciDevice]:
@@ -73,33 +75,53 @@ def parse_lspci(text: object) -> list[PciDevice]:
     devices: list[PciDevice] = []
     if not isinstance(text, str):
         return devices
-    current: PciDevice | None = None
+    # devices[-1] is the device whose indented lines are being read, once there is one.
     for line in text.splitlines():
         match = _DEVICE.match(line)
         if match:
-            current = _device_from_line(match.group("address"), match.group("rest"))
-            devices.append(current)
+            devices.append(_device_from_line(match.group("address"), match.group("rest")))
             continue
-        if current is not None:
+        if devices:
             driver = _DRIVER.match(line)
             if driver:
-                current.driver = driver.group(1)
+                devices[-1] = replace(devices[-1], driver=driver.group(1))
                 continue
-            _fill_link(current, line)
+            devices[-1] = _fill_link(devices[-1], line)
     return devices
 
 
-def _fill_link(device: PciDevice, line: str) -> None:
+def fill_from_lspci(device: PciDevice, listed: PciDevice) -> PciDevice:
+    """``device`` (from sysfs) with the description, driver and link values it lacks taken from lspci's ``listed``."""
+    return replace(
+        device,
+        description=device.description if device.description is not None else listed.description,
+        driver=device.driver if device.driver is not None else listed.driver,
+        current_link_speed=(
+            device.current_link_speed if device.current_link_speed is not None else listed.current_link_speed
+        ),
+        max_link_speed=device.max_link_speed if device.max_link_speed is not None else listed.max_link_speed,
+        current_link_width=(
+            device.current_link_width if device.current_link_width is not None else listed.current_link_width
+        ),
+        max_link_width=device.max_link_width if device.max_link_width is not None else listed.max_link_width,
+    )
+
+
+def _fill_link(device: PciDevice, line: str) -> PciDevice:
+    """``device`` with the link values of one ``LnkCap``/``LnkSta`` line it does not have yet."""
     # Only the first LnkCap/LnkSta of a block: the anchored "LnkCap:" never matches "LnkCap2:", and a
     # device has one PCIe capability, so a second one would be a paste of another device.
     capable = _LNK_CAP.match(line)
     if capable is not None:
         if device.max_link_speed is None and device.max_link_width is None:
-            device.max_link_speed, device.max_link_width = _speed_and_width(capable.group("body"))
-        return
+            speed, width = _speed_and_width(capable.group("body"))
+            return replace(device, max_link_speed=speed, max_link_width=width)
+        return device
     state = _LNK_STA.match(line)
     if state is not None and device.current_link_speed is None and device.current_link_width is None:
-        device.current_link_speed, device.current_link_width = _speed_and_width(state.group("body"))
+        speed, width = _speed_and_width(state.group("body"))
+        return replace(device, current_link_speed=speed, current_link_width=width)
+    return device
 
 
 def _speed_and_width(body: str) -> tuple[str | None, int | None]:
@@ -134,7 +156,7 @@ def link_fields(text: object) -> LinkFields:
         return fields
     device = PciDevice(address="")
     for line in text.splitlines():
-        _fill_link(device, line)
+        device = _fill_link(device, line)
     if device.max_link_speed is not None:
         fields["max_link_speed"] = device.max_link_speed
     if device.max_link_width is not None:

@@ -2,7 +2,8 @@
 
 ``None`` always means "unknown / not reported"; parsers never raise and never
 invent values.  Where the knowledge base fills a gap, the ``*_source`` field
-says so.
+says so.  Every class is frozen: a fact, once parsed, is never changed by a
+check or another parser (a merge builds a new value with ``dataclasses.replace``).
 """
 
 from __future__ import annotations
@@ -10,7 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 
-@dataclass
+@dataclass(frozen=True)
 class MigDevice:
     gpu_index: int | None = None
     gpu_instance_id: int | None = None
@@ -21,7 +22,7 @@ class MigDevice:
     memory_total_mib: int | None = None
 
 
-@dataclass
+@dataclass(frozen=True)
 class GpuInfo:
     """One physical GPU as one source describes it."""
 
@@ -49,7 +50,7 @@ class GpuInfo:
     minor_number: int | None = None
 
 
-@dataclass
+@dataclass(frozen=True)
 class SmiError:
     """nvidia-smi (or NVML) failed; ``kind`` is a stable key, ``message`` its own words."""
 
@@ -58,7 +59,7 @@ class SmiError:
     detail: str | None = None  # e.g. the NVML library version in a mismatch message
 
 
-@dataclass
+@dataclass(frozen=True)
 class SmiReport:
     """What one nvidia-smi output (XML or table) says."""
 
@@ -70,7 +71,7 @@ class SmiReport:
     schema: str | None = None  # XML DTD version, "v12"; table layout for text
 
 
-@dataclass
+@dataclass(frozen=True)
 class KernelModule:
     """The loaded NVIDIA kernel module, from /proc/driver/nvidia/version."""
 
@@ -81,21 +82,21 @@ class KernelModule:
     raw_first_line: str | None = None
 
 
-@dataclass
+@dataclass(frozen=True)
 class NvccInfo:
     release: str | None = None  # "12.8"
     version: str | None = None  # "12.8.93"
     build: str | None = None  # "cuda_12.8.r12.8/compiler.35583870_0"
 
 
-@dataclass
+@dataclass(frozen=True)
 class LoaderCacheEntry:
     soname: str  # "libcudnn.so.8"
     arch: str | None  # "libc6,x86-64"
     path: str
 
 
-@dataclass
+@dataclass(frozen=True)
 class PciDevice:
     address: str  # "0000:01:00.0"
     vendor_id: str | None = None  # "10de"
@@ -121,7 +122,7 @@ class PciDevice:
         return self.class_code is not None and self.class_code[:2] == "03"
 
 
-@dataclass
+@dataclass(frozen=True)
 class OsRelease:
     id: str | None = None
     version_id: str | None = None
@@ -129,7 +130,7 @@ class OsRelease:
     id_like: tuple[str, ...] = ()
 
 
-@dataclass
+@dataclass(frozen=True)
 class DriverFacts:
     """The NVIDIA driver as every source sees it."""
 

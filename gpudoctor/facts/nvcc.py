@@ -22,18 +22,20 @@ _BUILD = re.compile(r"^\s*Build\s+(\S+)", re.ASCII)
 
 def parse_nvcc_version(text: object) -> NvccInfo:
     """Parse ``nvcc --version`` output; an empty :class:`NvccInfo` when it is not there."""
-    info = NvccInfo()
     if not isinstance(text, str):
-        return info
+        return NvccInfo()
+    release: str | None = None
+    version: str | None = None
+    build: str | None = None
     for line in text.splitlines():
-        if info.release is None and "compilation tools" in line:
-            release = _RELEASE.search(line)
-            version = _VERSION.search(line)
-            info.release = release.group(1) if release else None
-            info.version = version.group(1) if version else None
+        if release is None and "compilation tools" in line:
+            release_match = _RELEASE.search(line)
+            version_match = _VERSION.search(line)
+            release = release_match.group(1) if release_match else None
+            version = version_match.group(1) if version_match else None
             continue
-        if info.build is None:
-            build = _BUILD.match(line)
-            if build:
-                info.build = build.group(1)
-    return info
+        if build is None:
+            build_match = _BUILD.match(line)
+            if build_match:
+                build = build_match.group(1)
+    return NvccInfo(release=release, version=version, build=build)

@@ -13,6 +13,7 @@ line it does not understand is skipped, a value it cannot read is ``None``.
 from __future__ import annotations
 
 import re
+from dataclasses import replace
 
 from gpudoctor.facts.model import GpuInfo, MigDevice, SmiError, SmiReport
 from gpudoctor.facts.pci_address import normalize_bus_id
@@ -142,23 +143,23 @@ _LIST_MIG = re.compile(r"MIG\s+(?P<profile>\S+)\s+Device\s+(?P<index>[0-9]+):\s*
 
 def parse_nvidia_smi_list(text: str) -> list[GpuInfo]:
     """GPUs (with their MIG devices) from ``nvidia-smi -L``; lines it does not know are skipped."""
-    gpus: list[GpuInfo] = []
+    # Each GPU line with the MIG lines under it, built into one GpuInfo at the end.
+    blocks: list[tuple[GpuInfo, list[MigDevice]]] = []
     if not isinstance(text, str):
-        return gpus
+        return []
     for raw in text.splitlines():
         line = raw.strip()
         if len(line) > _MAX_LINE:
             continue
         gpu = _LIST_GPU.fullmatch(line)
         if gpu:
-            gpus.append(
-                GpuInfo(index=to_int(gpu.group("index")), name=known(gpu.group("name")), uuid=gpu.group("uuid"))
-            )
+            parent = GpuInfo(index=to_int(gpu.group("index")), name=known(gpu.group("name")), uuid=gpu.group("uuid"))
+            blocks.append((parent, []))
             continue
         mig = _LIST_MIG.fullmatch(line)
-        if mig and gpus:  # a MIG line belongs to the GPU line above it
-            parent = gpus[-1]
-            parent.mig_devices.append(
+        if mig and blocks:  # a MIG line belongs to the GPU line above it
+            parent, migs = blocks[-1]
+            migs.append(
                 MigDevice(
                     gpu_index=parent.index,
                     mig_device_index=to_int(mig.group("index")),
@@ -166,7 +167,7 @@ def parse_nvidia_smi_list(text: str) -> list[GpuInfo]:
                     uuid=mig.group("uuid"),
                 )
             )
-    return gpus
+    return [replace(parent, mig_devices=migs) if migs else parent for parent, migs in blocks]
 
 
 # --------------------------------------------------------------------------- table
@@ -198,15 +199,18 @@ def _cells(line: str) -> list[str] | None:
     return line[1:-1].split("|")
 
 
-def _read_header(lines: list[str], report: SmiReport) -> bool:
+def _read_header(lines: list[str]) -> tuple[bool, str | None, str | None]:
+    """Whether the table's header line is there, and the driver and CUDA versions it names."""
     for line in lines:
         if "NVIDIA-SMI" in line and "Version:" in line:
             driver = _HEADER_DRIVER.search(line)
             cuda = _HEADER_CUDA.search(line)
-            report.driver_version = known(driver.group("value")) if driver else None
-            report.cuda_version = known(cuda.group("value")) if cuda else None
-            return True
-    return False
+            return (
+                True,
+                known(driver.group("value")) if driver else None,
+                known(cuda.group("value")) if cuda else None,
+            )
+    return False, None, None
 
 
 def _start_gpu(cells: list[str]) -> GpuInfo | None:
@@ -215,31 +219,32 @@ def _start_gpu(cells: list[str]) -> GpuInfo | None:
     bus = _PCI_IN_CELL.search(cells[1])
     if first is None or bus is None:
         return None
-    gpu = GpuInfo(
-        index=to_int(first.group("index")), name=known(first.group("name")), bus_id=normalize_bus_id(bus.group("bus"))
-    )
     mode = first.group("mode")
-    if mode in ("On", "Off"):
-        gpu.persistence_mode = mode == "On"
-    elif mode in ("WDDM", "TCC", "MCDM"):
-        gpu.driver_model = mode
-    return gpu
+    return GpuInfo(
+        index=to_int(first.group("index")),
+        name=known(first.group("name")),
+        bus_id=normalize_bus_id(bus.group("bus")),
+        persistence_mode=mode == "On" if mode in ("On", "Off") else None,
+        driver_model=mode if mode in ("WDDM", "TCC", "MCDM") else None,
+    )
 
 
-def _read_gpu_row(gpu: GpuInfo, row: int, cells: list[str]) -> None:
-    """Rows 2 and 3 of a GPU block: memory and compute mode, then MIG mode (new in 450)."""
+def _read_gpu_row(gpu: GpuInfo, row: int, cells: list[str]) -> GpuInfo:
+    """Rows 2 and 3 of a GPU block: memory and compute mode, then MIG mode (new in 450); ``gpu`` with them."""
     if row == 1:
         memory = _MIB_PAIR.search(cells[1])
-        if memory:
-            gpu.memory_used_mib = to_int(memory.group("used"))
-            gpu.memory_total_mib = to_int(memory.group("total"))
         mode = _COMPUTE_MODE_IN_CELL.search(cells[2].strip())
-        if mode:
-            gpu.compute_mode = _COMPUTE_MODES.get(mode.group(1).lower())
-    elif row == 2:
+        return replace(
+            gpu,
+            memory_used_mib=to_int(memory.group("used")) if memory else gpu.memory_used_mib,
+            memory_total_mib=to_int(memory.group("total")) if memory else gpu.memory_total_mib,
+            compute_mode=_COMPUTE_MODES.get(mode.group(1).lower()) if mode else gpu.compute_mode,
+        )
+    if row == 2:
         mig = known(cells[2])
         if mig in ("Enabled", "Disabled"):
-            gpu.mig_mode_current = mig
+            return replace(gpu, mig_mode_current=mig)
+    return gpu
 
 
 def _read_mig_row(cells: list[str]) -> MigDevice | None:
@@ -279,23 +284,22 @@ def parse_nvidia_smi_text(text: str) -> SmiReport:
 
 
 def _parse_table(text: str) -> SmiReport:
-    report = SmiReport()
     if not isinstance(text, str):
-        report.error = SmiError("unparsable", "not text")
-        return report
+        return SmiReport(error=SmiError("unparsable", "not text"))
     # stripping every line makes tab-indented pastes and stray margins harmless
     lines = [line.strip() for line in text.splitlines()]
-    has_header = _read_header(lines, report)
+    has_header, driver_version, cuda_version = _read_header(lines)
 
     section = "gpus"
-    current: GpuInfo | None = None
+    gpus: list[GpuInfo] = []
+    in_block = False  # whether the rows now read belong to gpus[-1]
     row = 0
     mig_rows: list[MigDevice] = []
     err_buses: list[str] = []
     for line in lines:
         cells = _cells(line)
         if cells is None or line.startswith("|==="):
-            current = None  # a rule (or anything not a row) ends a block
+            in_block = False  # a rule (or anything not a row) ends a block
             continue
         if len(cells) == 1:
             title = cells[0].strip()
@@ -309,31 +313,42 @@ def _parse_table(text: str) -> SmiReport:
         gpu = _start_gpu(cells)
         if gpu is not None:
             section = "gpus"
-            report.gpus.append(gpu)
-            current, row = gpu, 0
+            gpus.append(gpu)
+            in_block, row = True, 0
         elif section == "mig":
             mig = _read_mig_row(cells)
             if mig is not None:
                 mig_rows.append(mig)
             continue
-        elif current is not None:
+        elif in_block:
             row += 1
-            _read_gpu_row(current, row, cells)
-        if current is not None and "ERR!" in line and current.bus_id and current.bus_id not in err_buses:
-            err_buses.append(current.bus_id)
+            gpus[-1] = _read_gpu_row(gpus[-1], row, cells)
+        bus_id = gpus[-1].bus_id if in_block else None
+        if "ERR!" in line and bus_id and bus_id not in err_buses:
+            err_buses.append(bus_id)
 
-    # MIG rows name their GPU by index; a row whose GPU is not in the table has no home
-    by_index = {gpu.index: gpu for gpu in report.gpus}
+    # MIG rows name their GPU by index (the last GPU of that index, should two share one);
+    # a row whose GPU is not in the table has no home
+    position_of = {gpu.index: position for position, gpu in enumerate(gpus)}
+    homed: dict[int, list[MigDevice]] = {}
     for mig in mig_rows:
-        if mig.gpu_index in by_index:
-            by_index[mig.gpu_index].mig_devices.append(mig)
+        if mig.gpu_index in position_of:
+            homed.setdefault(position_of[mig.gpu_index], []).append(mig)
+    gpus = [
+        replace(gpu, mig_devices=homed[position]) if position in homed else gpu for position, gpu in enumerate(gpus)
+    ]
 
-    if report.gpus or has_header:
-        report.schema = _layout(lines)
-    report.error = classify_smi_error(text)
-    if report.error is None and err_buses:
-        report.error = SmiError("gpu_error_state", "the table shows ERR! for a GPU", ",".join(err_buses))
-    if report.error is None and report.schema is None:
+    schema = _layout(lines) if gpus or has_header else None
+    error = classify_smi_error(text)
+    if error is None and err_buses:
+        error = SmiError("gpu_error_state", "the table shows ERR! for a GPU", ",".join(err_buses))
+    if error is None and schema is None:
         first = next((line for line in lines if line), "")
-        report.error = SmiError("unparsable", f"no nvidia-smi table or known error message: {first[:200]!r}")
-    return report
+        error = SmiError("unparsable", f"no nvidia-smi table or known error message: {first[:200]!r}")
+    return SmiReport(
+        driver_version=driver_version,
+        cuda_version=cuda_version,
+        gpus=gpus,
+        error=error,
+        schema=schema,
+    )

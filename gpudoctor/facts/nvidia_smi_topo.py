@@ -15,6 +15,7 @@ is optional, ``complete`` says whether anything was missing, and the parsers nev
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass, field
 from typing import TypeVar
 
 from gpudoctor.facts.topology_model import P2PMatrix, TopoMatrix
@@ -96,6 +97,16 @@ def parse_topo_matrix(text: object) -> TopoMatrix | None:
         return None
 
 
+@dataclass
+class _Cells:
+    """The cells read so far from the rows of one ``topo -m`` matrix (frozen into a ``TopoMatrix`` at the end)."""
+
+    links: dict[tuple[str, str], str] = field(default_factory=dict)
+    cpu_affinity: dict[int, str] = field(default_factory=dict)
+    numa_affinity: dict[int, int] = field(default_factory=dict)
+    gpu_numa_id: dict[int, int] = field(default_factory=dict)
+
+
 def _parse_matrix(text: str) -> TopoMatrix | None:
     lines = text.splitlines()
     found = _header(lines)
@@ -110,13 +121,14 @@ def _parse_matrix(text: str) -> TopoMatrix | None:
             tail.append(name)  # after the first affinity column only affinity columns follow
         elif name not in devices:
             devices.append(name)
-    matrix = TopoMatrix(has_legend=any(line.strip().lower() == "legend:" for line in lines[header_at:]))
-    matrix.gpus = [int(match.group(1)) for match in map(_GPU_LABEL.fullmatch, devices) if match]
-    matrix.nics = [name for name in devices if not _GPU_LABEL.fullmatch(name)]
+    has_legend = any(line.strip().lower() == "legend:" for line in lines[header_at:])
+    gpus = [int(match.group(1)) for match in map(_GPU_LABEL.fullmatch, devices) if match]
+    nics = [name for name in devices if not _GPU_LABEL.fullmatch(name)]
     # Old drivers label a NIC column with the device itself ("mlx5_0"): that is its name too.
-    matrix.nic_names = {name: name for name in matrix.nics if not re.fullmatch(r"NIC\d{1,3}", name)}
+    nic_names = {name: name for name in nics if not re.fullmatch(r"NIC\d{1,3}", name)}
 
-    raw: dict[tuple[str, str], str] = {}
+    cells_read = _Cells()
+    complete = True
     rows_seen: set[str] = set()
     in_nic_legend = False
     for line in lines[header_at + 1 : header_at + 1 + MAX_LINES]:
@@ -127,8 +139,8 @@ def _parse_matrix(text: str) -> TopoMatrix | None:
             continue
         if in_nic_legend:
             entry = _LEGEND_ENTRY.fullmatch(stripped)
-            if entry and entry.group(1) in matrix.nics:
-                matrix.nic_names[entry.group(1)] = entry.group(2)
+            if entry and entry.group(1) in nics:
+                nic_names[entry.group(1)] = entry.group(2)
             continue
         if lowered == "legend:":
             continue
@@ -138,17 +150,25 @@ def _parse_matrix(text: str) -> TopoMatrix | None:
             continue
         label = cells[0]
         rows_seen.add(label)
-        if not _read_row(matrix, raw, label, cells[1:], tabbed, devices, tail):
-            matrix.complete = False
-    matrix.links = _both_orders(raw)
+        if not _read_row(cells_read, label, cells[1:], tabbed, devices, tail):
+            complete = False
     if rows_seen != set(devices):
-        matrix.complete = False  # an excerpt: rows were cut
-    return matrix
+        complete = False  # an excerpt: rows were cut
+    return TopoMatrix(
+        gpus=gpus,
+        nics=nics,
+        nic_names=nic_names,
+        links=_both_orders(cells_read.links),
+        cpu_affinity=cells_read.cpu_affinity,
+        numa_affinity=cells_read.numa_affinity,
+        gpu_numa_id=cells_read.gpu_numa_id,
+        has_legend=has_legend,
+        complete=complete,
+    )
 
 
 def _read_row(
-    matrix: TopoMatrix,
-    raw: dict[tuple[str, str], str],
+    read: _Cells,
     label: str,
     values: list[str],
     tabbed: bool,
@@ -177,7 +197,7 @@ def _read_row(
                 break  # in a space-aligned paste the cells after a merged one belong to other columns
             continue
         if column != label:
-            raw[(label, column)] = value
+            read.links[(label, column)] = value
     gpu = _GPU_LABEL.fullmatch(label)
     if gpu is None or not tail:
         return complete
@@ -187,13 +207,13 @@ def _read_row(
         return False
     cpu, numa, gpu_numa = (affinity.get(column) for column in TAIL_COLUMNS)
     if cpu == "" or (cpu is None and complete and "CPU Affinity" in tail):
-        matrix.cpu_affinity[index] = ""  # printed empty (a cgroup-limited job, some Windows drivers)
+        read.cpu_affinity[index] = ""  # printed empty (a cgroup-limited job, some Windows drivers)
     elif cpu is not None and cpu != "N/A":
-        matrix.cpu_affinity[index] = cpu
+        read.cpu_affinity[index] = cpu
     if numa is not None and numa.isdigit():
-        matrix.numa_affinity[index] = int(numa)
+        read.numa_affinity[index] = int(numa)
     if gpu_numa is not None and gpu_numa.isdigit():
-        matrix.gpu_numa_id[index] = int(gpu_numa)
+        read.gpu_numa_id[index] = int(gpu_numa)
     return complete
 
 
@@ -252,7 +272,6 @@ def _parse_p2p(text: str) -> P2PMatrix | None:
         return P2PMatrix(error=error) if error else None
     header_at, columns = found
     gpus = [int(m.group(1)) for m in (_GPU_LABEL.fullmatch(name) for name in columns) if m]
-    result = P2PMatrix(gpus=gpus, capability=_capability(lines[: header_at + 1]))
     cells: dict[tuple[int, int], str] = {}
     for line in lines[header_at + 1 : header_at + 1 + MAX_LINES]:
         if line.strip().lower().startswith("legend"):
@@ -266,8 +285,7 @@ def _parse_p2p(text: str) -> P2PMatrix | None:
         for column, value in zip(gpus, values[1:]):
             if column != row and value in P2P_STATUSES:
                 cells[(row, column)] = value
-    result.status = _both_orders(cells)
-    return result
+    return P2PMatrix(capability=_capability(lines[: header_at + 1]), gpus=gpus, status=_both_orders(cells))
 
 
 def _capability(lines: list[str]) -> str | None:

@@ -46,21 +46,19 @@ def _parse(text: str) -> SmiReport:
     if root is None:
         return SmiReport(error=SmiError("unparsable", f"XML could not be parsed: {damage}"))
 
-    report = SmiReport(
-        driver_version=known(root.findtext("driver_version")),
-        cuda_version=known(root.findtext("cuda_version")),  # absent in the oldest schemas (v8)
-        attached_gpus=parse_int(root.findtext("attached_gpus")),
-        schema=dtd.group(1) if dtd else None,
-    )
+    attached_gpus = parse_int(root.findtext("attached_gpus"))
     gpu_elements = root.findall("gpu")
     # -q -x lists GPUs in index order but names no index; the position is the
     # index only when every attached GPU is listed (not so under -i or trimming).
-    complete = report.attached_gpus == len(gpu_elements)
-    for position, element in enumerate(gpu_elements):
-        report.gpus.append(_gpu(element, position if complete else None))
-    if damage is not None:
-        report.error = SmiError("truncated", f"XML ends early or is damaged: {damage}")
-    return report
+    complete = attached_gpus == len(gpu_elements)
+    return SmiReport(
+        driver_version=known(root.findtext("driver_version")),
+        cuda_version=known(root.findtext("cuda_version")),  # absent in the oldest schemas (v8)
+        attached_gpus=attached_gpus,
+        gpus=[_gpu(element, position if complete else None) for position, element in enumerate(gpu_elements)],
+        error=SmiError("truncated", f"XML ends early or is damaged: {damage}") if damage is not None else None,
+        schema=dtd.group(1) if dtd else None,
+    )
 
 
 def log_root(text: str) -> tuple[ET.Element | None, str | None]:
@@ -116,7 +114,11 @@ def _parse_tolerant(body: str) -> tuple[ET.Element | None, str | None]:
 
 def _gpu(element: ET.Element, index: int | None) -> GpuInfo:
     link = element.find("pci/pci_gpu_link_info")
-    gpu = GpuInfo(
+    # No schema up to v13 carries it, but if a later one does, it beats the knowledge base.
+    capability = known(element.findtext("compute_cap"))
+    if not (capability and _COMPUTE_CAP.fullmatch(capability)):
+        capability = None
+    return GpuInfo(
         index=index,
         name=known(element.findtext("product_name")),
         # the id attribute carries the same address; trimmed captures may lack <pci>
@@ -127,26 +129,14 @@ def _gpu(element: ET.Element, index: int | None) -> GpuInfo:
         architecture=known(element.findtext("product_architecture")),  # from schema v11
         memory_total_mib=parse_mib(element.findtext("fb_memory_usage/total")),
         memory_used_mib=parse_mib(element.findtext("fb_memory_usage/used")),
+        compute_capability=capability,
+        compute_capability_source="nvidia-smi" if capability else None,
         compute_mode=known(element.findtext("compute_mode")),
         persistence_mode=_enabled(element.findtext("persistence_mode")),
         mig_mode_current=known(element.findtext("mig_mode/current_mig")),
         mig_mode_pending=known(element.findtext("mig_mode/pending_mig")),
-        driver_model=known(element.findtext("driver_model/current_dm")),
-        minor_number=parse_int(element.findtext("minor_number")),
-    )
-    if link is not None:
-        gpu.pcie_gen_max = parse_int(link.findtext("pcie_gen/max_link_gen"))
-        gpu.pcie_gen_current = parse_int(link.findtext("pcie_gen/current_link_gen"))
-        gpu.pcie_width_max = parse_int(link.findtext("link_widths/max_link_width"))
-        gpu.pcie_width_current = parse_int(link.findtext("link_widths/current_link_width"))
-    # No schema up to v13 carries it, but if a later one does, it beats the knowledge base.
-    capability = known(element.findtext("compute_cap"))
-    if capability and _COMPUTE_CAP.fullmatch(capability):
-        gpu.compute_capability = capability
-        gpu.compute_capability_source = "nvidia-smi"
-    # With MIG off the element holds the word "None" and no children.
-    for mig in element.findall("mig_devices/mig_device"):
-        gpu.mig_devices.append(
+        # With MIG off the element holds the word "None" and no children.
+        mig_devices=[
             MigDevice(
                 gpu_index=index,
                 gpu_instance_id=parse_int(mig.findtext("gpu_instance_id")),
@@ -155,8 +145,15 @@ def _gpu(element: ET.Element, index: int | None) -> GpuInfo:
                 uuid=known(mig.findtext("uuid")),
                 memory_total_mib=parse_mib(mig.findtext("fb_memory_usage/total")),
             )
-        )
-    return gpu
+            for mig in element.findall("mig_devices/mig_device")
+        ],
+        driver_model=known(element.findtext("driver_model/current_dm")),
+        pcie_gen_current=parse_int(link.findtext("pcie_gen/current_link_gen")) if link is not None else None,
+        pcie_gen_max=parse_int(link.findtext("pcie_gen/max_link_gen")) if link is not None else None,
+        pcie_width_current=parse_int(link.findtext("link_widths/current_link_width")) if link is not None else None,
+        pcie_width_max=parse_int(link.findtext("link_widths/max_link_width")) if link is not None else None,
+        minor_number=parse_int(element.findtext("minor_number")),
+    )
 
 
 def _enabled(value: str | None) -> bool | None:

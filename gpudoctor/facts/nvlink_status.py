@@ -15,6 +15,7 @@ links without their state; they are read as links of unknown state.  Never raise
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass, field, replace
 
 from gpudoctor.facts.topology_model import NvLinkPort, NvLinkState
 
@@ -41,17 +42,30 @@ def parse_nvlink_status(text: object) -> dict[int, NvLinkState]:
         return {}
 
 
+@dataclass
+class _Draft:
+    """One GPU's links while its lines are read; frozen into an ``NvLinkState`` at the end."""
+
+    ports: dict[int, NvLinkPort] = field(default_factory=dict)
+    supported: bool | None = None
+    note: str | None = None
+
+    def state(self) -> NvLinkState:
+        ports = [self.ports[link] for link in sorted(self.ports)]
+        return NvLinkState(ports=ports, source=SOURCE, supported=self.supported, note=self.note)
+
+
 def _parse(text: str) -> dict[int, NvLinkState]:
-    states: dict[int, NvLinkState] = {}
-    current: NvLinkState | None = None
+    drafts: dict[int, _Draft] = {}
+    current: _Draft | None = None
     for line in text.splitlines():
         gpu = _GPU.match(line)
         if gpu:
             index = int(gpu.group(1))
-            if index in states or len(states) >= MAX_GPUS:
-                current = states.get(index)  # a repeated block (a paste twice) adds to the first
+            if index in drafts or len(drafts) >= MAX_GPUS:
+                current = drafts.get(index)  # a repeated block (a paste twice) adds to the first
                 continue
-            current = states[index] = NvLinkState(source=SOURCE)
+            current = drafts[index] = _Draft()
             continue
         if current is None:
             continue
@@ -69,29 +83,27 @@ def _parse(text: str) -> dict[int, NvLinkState]:
         capability = _LINK_CAPABILITY.match(line)
         if capability:
             _port(current, int(capability.group(1)))
-    return states
+    return {index: draft.state() for index, draft in drafts.items()}
 
 
-def _port(state: NvLinkState, link: int) -> NvLinkPort | None:
-    port = next((port for port in state.ports if port.link == link), None)
+def _port(draft: _Draft, link: int) -> NvLinkPort | None:
+    port = draft.ports.get(link)
     if port is None and link < MAX_LINKS:
-        port = NvLinkPort(link=link)
-        state.ports.append(port)
-        state.ports.sort(key=lambda p: p.link)
+        port = draft.ports[link] = NvLinkPort(link=link)
     return port
 
 
-def _state_line(state: NvLinkState, link: int, value: str) -> None:
-    port = _port(state, link)
+def _state_line(draft: _Draft, link: int, value: str) -> None:
+    port = _port(draft, link)
     if port is None:
         return
     lowered = value.lower()
     speed = _SPEED.search(value)
     if speed:
-        port.speed_gbps = float(speed.group(1))
-        port.active = port.speed_gbps > 0
+        speed_gbps = float(speed.group(1))
+        draft.ports[link] = replace(port, speed_gbps=speed_gbps, active=speed_gbps > 0)
     elif any(word in lowered for word in _DOWN_WORDS):
-        port.active = False
+        draft.ports[link] = replace(port, active=False)
     else:
         return  # "N/A" or something new: the link exists, its state is unknown
-    state.supported = True
+    draft.supported = True

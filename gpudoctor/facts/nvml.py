@@ -18,7 +18,7 @@ class NvmlError:
     message: str | None = None
 
 
-@dataclass
+@dataclass(frozen=True)
 class NvmlFacts:
     collected: bool = False
     bindings_importable: bool | None = None
@@ -84,65 +84,77 @@ def _error(record: object) -> NvmlError | None:
 
 
 def _gpu(record: dict[str, object]) -> GpuInfo:
-    gpu = GpuInfo(index=json_int(record.get("index")), name=json_text(record.get("name")))
-    gpu.uuid = json_text(record.get("uuid"))
-    gpu.serial = json_text(record.get("serial"))
-    gpu.bus_id = normalize_bus_id(record.get("pci_bus_id")) if json_text(record.get("pci_bus_id")) else None
     total = json_int(record.get("memory_total_bytes"))
     used = json_int(record.get("memory_used_bytes"))
-    gpu.memory_total_mib = total // (1024 * 1024) if total is not None else None
-    gpu.memory_used_mib = used // (1024 * 1024) if used is not None else None
-    capability = [json_int(part) for part in json_list(record.get("compute_capability"))]
-    if len(capability) == 2 and capability[0] is not None and capability[1] is not None:
-        gpu.compute_capability = f"{capability[0]}.{capability[1]}"
-        gpu.compute_capability_source = "nvml"
-    gpu.brand = brand_name(record.get("brand"))
-    gpu.compute_mode = json_text(record.get("compute_mode"))
-    gpu.persistence_mode = json_bool(record.get("persistence_mode"))
+    capability_parts = [json_int(part) for part in json_list(record.get("compute_capability"))]
+    capability: str | None = None
+    if len(capability_parts) == 2 and capability_parts[0] is not None and capability_parts[1] is not None:
+        capability = f"{capability_parts[0]}.{capability_parts[1]}"
     mig = record.get("mig_mode")
-    if isinstance(mig, dict):
-        gpu.mig_mode_current = _MIG_MODES.get(json_int(mig.get("current")))
-        gpu.mig_mode_pending = _MIG_MODES.get(json_int(mig.get("pending")))
+    mig_modes = json_dict(mig) if isinstance(mig, dict) else None
     pcie = json_dict(record.get("pcie"))
-    gpu.pcie_gen_current = json_int(pcie.get("gen_current"))
-    gpu.pcie_gen_max = json_int(pcie.get("gen_max"))
-    gpu.pcie_width_current = json_int(pcie.get("width_current"))
-    gpu.pcie_width_max = json_int(pcie.get("width_max"))
-    return gpu
+    return GpuInfo(
+        index=json_int(record.get("index")),
+        name=json_text(record.get("name")),
+        uuid=json_text(record.get("uuid")),
+        serial=json_text(record.get("serial")),
+        bus_id=normalize_bus_id(record.get("pci_bus_id")) if json_text(record.get("pci_bus_id")) else None,
+        memory_total_mib=total // (1024 * 1024) if total is not None else None,
+        memory_used_mib=used // (1024 * 1024) if used is not None else None,
+        compute_capability=capability,
+        compute_capability_source="nvml" if capability is not None else None,
+        brand=brand_name(record.get("brand")),
+        compute_mode=json_text(record.get("compute_mode")),
+        persistence_mode=json_bool(record.get("persistence_mode")),
+        mig_mode_current=_MIG_MODES.get(json_int(mig_modes.get("current"))) if mig_modes is not None else None,
+        mig_mode_pending=_MIG_MODES.get(json_int(mig_modes.get("pending"))) if mig_modes is not None else None,
+        pcie_gen_current=json_int(pcie.get("gen_current")),
+        pcie_gen_max=json_int(pcie.get("gen_max")),
+        pcie_width_current=json_int(pcie.get("width_current")),
+        pcie_width_max=json_int(pcie.get("width_max")),
+    )
 
 
 def parse_nvml_json(data: object) -> NvmlFacts:
     """Typed facts from the probe's record; any other shape gives 'unknown', never an error."""
-    facts = NvmlFacts()
     if not isinstance(data, dict):
-        return facts
-    facts.collected = True
-    bindings = json_dict(data.get("bindings"))
-    facts.bindings_importable = json_bool(bindings.get("importable"))
-    facts.bindings_error = json_text(bindings.get("error"))
-    init = json_dict(data.get("init"))
-    facts.init_ok = json_bool(init.get("ok"))
-    error = json_dict(init.get("error"))
-    facts.error_code = json_int(error.get("code"))
-    facts.error_name = json_text(error.get("name"))
-    facts.error_message = json_text(error.get("message"))
-    facts.driver_version = json_text(data.get("driver_version"))
-    facts.nvml_version = json_text(data.get("nvml_version"))
-    facts.cuda_driver_version = cuda_version_from_int(data.get("cuda_driver_version"))
-    facts.device_count = json_int(data.get("device_count"))
+        return NvmlFacts()
+    gpus: list[GpuInfo] = []
+    device_errors: dict[int, dict[str, NvmlError]] = {}
+    lost_gpus: list[int] = []
+    reset_required_gpus: list[int] = []
     for record in json_list(data.get("devices")):
         if isinstance(record, dict):
             gpu = _gpu(record)
-            facts.gpus.append(gpu)
+            gpus.append(gpu)
             errors = {
                 query: error
                 for query, error in ((query, _error(value)) for query, value in json_dict(record.get("errors")).items())
                 if error is not None
             }
             if errors and gpu.index is not None:
-                facts.device_errors[gpu.index] = errors
+                device_errors[gpu.index] = errors
             if gpu.index is not None and record.get("lost") is True:
-                facts.lost_gpus.append(gpu.index)
+                lost_gpus.append(gpu.index)
             if gpu.index is not None and record.get("reset_required") is True:
-                facts.reset_required_gpus.append(gpu.index)
-    return facts
+                reset_required_gpus.append(gpu.index)
+    bindings = json_dict(data.get("bindings"))
+    init = json_dict(data.get("init"))
+    error = json_dict(init.get("error"))
+    return NvmlFacts(
+        collected=True,
+        bindings_importable=json_bool(bindings.get("importable")),
+        bindings_error=json_text(bindings.get("error")),
+        init_ok=json_bool(init.get("ok")),
+        error_code=json_int(error.get("code")),
+        error_name=json_text(error.get("name")),
+        error_message=json_text(error.get("message")),
+        driver_version=json_text(data.get("driver_version")),
+        nvml_version=json_text(data.get("nvml_version")),
+        cuda_driver_version=cuda_version_from_int(data.get("cuda_driver_version")),
+        device_count=json_int(data.get("device_count")),
+        gpus=gpus,
+        device_errors=device_errors,
+        lost_gpus=lost_gpus,
+        reset_required_gpus=reset_required_gpus,
+    )

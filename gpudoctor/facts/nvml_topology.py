@@ -10,7 +10,7 @@ gives what it can and never raises.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from gpudoctor.facts.json_values import json_bool, json_dict, json_int, json_list, json_text
 from gpudoctor.facts.pci_address import normalize_bus_id
@@ -28,7 +28,7 @@ REMOTE_TYPES: dict[int | None, str] = {0: "gpu", 1: "ibmnpu", 2: "switch", 255: 
 _MAX_CPU = 1 << 16  # no machine has more CPUs; a bigger "CPU id" is garbage, not a reason to build a huge set
 
 
-@dataclass
+@dataclass(frozen=True)
 class NvmlGpu:
     """One GPU's wiring as NVML reported it."""
 
@@ -42,7 +42,7 @@ class NvmlGpu:
     fabric_state: str | None = None  # "not_supported", "not_started", "in_progress", "completed"
 
 
-@dataclass
+@dataclass(frozen=True)
 class NvmlPair:
     a: int
     b: int
@@ -51,7 +51,7 @@ class NvmlPair:
     p2p_nvlink: str | None = None  # the same for peer-to-peer over NVLink
 
 
-@dataclass
+@dataclass(frozen=True)
 class NvmlTopology:
     """What NVML said about the wiring.  Empty (and false) when NVML was not asked or did not answer."""
 
@@ -134,30 +134,32 @@ def _gpu(record: dict[str, object]) -> NvmlGpu | None:
     if index is None:
         return None
     pcie = json_dict(record.get("pcie"))
-    gpu = NvmlGpu(
-        index=index,
-        name=json_text(record.get("name")),
-        bus_id=normalize_bus_id(record.get("pci_bus_id")),
-        numa_node=json_int(record.get("numa_node")),
-    )
-    affinity = record.get("cpu_affinity")
-    gpu.cpu_affinity = cpu_list(affinity) if isinstance(affinity, list) else None
-    gpu.pcie = PcieLink(
+    link = PcieLink(
         gen_current=json_int(pcie.get("gen_current")),
         gen_max=json_int(pcie.get("gen_max")),
         width_current=json_int(pcie.get("width_current")),
         width_max=json_int(pcie.get("width_max")),
         replay_count=json_int(pcie.get("replay_count")),
     )
-    if any(value is not None for value in vars(gpu.pcie).values()):
-        gpu.pcie.source = "nvml"  # a lost GPU's empty link is nobody's word
+    if any(value is not None for value in vars(link).values()):
+        link = replace(link, source="nvml")  # a lost GPU's empty link is nobody's word
+    affinity = record.get("cpu_affinity")
     links = record.get("nvlink")
+    nvlink: NvLinkState | None = None
     if isinstance(links, list):
         ports = [port for port in map(_port, links) if port is not None]
-        gpu.nvlink = NvLinkState(ports=ports, source="nvml") if ports else None
+        nvlink = NvLinkState(ports=ports, source="nvml") if ports else None
     fabric = json_dict(json_dict(record.get("health")).get("fabric"))
-    gpu.fabric_state = FABRIC_STATES.get(json_int(fabric.get("state")))
-    return gpu
+    return NvmlGpu(
+        index=index,
+        name=json_text(record.get("name")),
+        bus_id=normalize_bus_id(record.get("pci_bus_id")),
+        numa_node=json_int(record.get("numa_node")),
+        cpu_affinity=cpu_list(affinity) if isinstance(affinity, list) else None,
+        pcie=link,
+        nvlink=nvlink,
+        fabric_state=FABRIC_STATES.get(json_int(fabric.get("state"))),
+    )
 
 
 def _direct_links(gpu: NvmlGpu | None, other: NvmlGpu | None) -> int:
@@ -188,26 +190,28 @@ def _nvlink_path(a: NvmlGpu | None, b: NvmlGpu | None) -> str | None:
 
 def nvml_topology(data: object) -> NvmlTopology:
     """The topology NVML reported in the probe's record; an empty one for anything else."""
-    topology = NvmlTopology()
     if not isinstance(data, dict) or json_dict(data.get("init")).get("ok") is not True:
-        return topology
+        return NvmlTopology()
+    gpus: dict[int, NvmlGpu] = {}
     for record in json_list(data.get("devices")):
         gpu = _gpu(record) if isinstance(record, dict) else None
         if gpu is not None:
-            topology.gpus.setdefault(gpu.index, gpu)
+            gpus.setdefault(gpu.index, gpu)
+    pairs: dict[tuple[int, int], NvmlPair] = {}
     for raw in json_list(data.get("pairs")):
         record = json_dict(raw)
         a, b = json_int(record.get("a")), json_int(record.get("b"))
-        if a is None or b is None or a == b or (min(a, b), max(a, b)) in topology.pairs:
+        if a is None or b is None or a == b or (min(a, b), max(a, b)) in pairs:
             continue
         a, b = min(a, b), max(a, b)
         p2p = json_dict(record.get("p2p"))
-        pair = NvmlPair(a=a, b=b)
-        pair.path = _nvlink_path(topology.gpu(a), topology.gpu(b)) or TOPOLOGY_PATHS.get(
-            json_int(record.get("common_ancestor"))
+        pair = NvmlPair(
+            a=a,
+            b=b,
+            path=_nvlink_path(gpus.get(a), gpus.get(b)) or TOPOLOGY_PATHS.get(json_int(record.get("common_ancestor"))),
+            p2p_read=P2P_STATUS.get(json_int(p2p.get("read"))),
+            p2p_nvlink=P2P_STATUS.get(json_int(p2p.get("nvlink"))),
         )
-        pair.p2p_read = P2P_STATUS.get(json_int(p2p.get("read")))
-        pair.p2p_nvlink = P2P_STATUS.get(json_int(p2p.get("nvlink")))
         if pair.path or pair.p2p_read or pair.p2p_nvlink:
-            topology.pairs[(a, b)] = pair
-    return topology
+            pairs[(a, b)] = pair
+    return NvmlTopology(gpus=gpus, pairs=pairs)

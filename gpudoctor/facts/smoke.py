@@ -15,6 +15,7 @@ their JSON, and ``stopped_by`` says why the rest is missing.
 from __future__ import annotations
 
 import math
+from dataclasses import replace
 from typing import Callable, TypeVar
 
 from gpudoctor.evidence.model import EvidenceItem
@@ -192,28 +193,32 @@ def smoke_run(item: EvidenceItem | None, data: object) -> ProbeRun:
     """How the smoke run went; what arrived stays usable even when it was cut short."""
     if item is None:
         return ProbeRun(status="not_collected")
-    if item.timed_out or not isinstance(data, dict):
-        run = probe_run(item, None if item.timed_out else data)
-        if item.timed_out:
-            run.status = "timed_out"  # measurements that arrived before the limit are still read
-        return run
+    if item.timed_out:
+        # Measurements that arrived before the limit are still read.
+        return replace(probe_run(item, None), status="timed_out")
+    if not isinstance(data, dict):
+        return probe_run(item, data)
     if data.get("installed") is False or data.get("import_ok") is False:
         return probe_run(item, data)
-    run = ProbeRun(exit_code=json_int(item.exit_code), duration_s=_float(item.duration_s))
+    exit_code, duration_s = json_int(item.exit_code), _float(item.duration_s)
     if not _is_smoke_record(data):
-        run.status = "crashed"
-        run.error = _str(item.error) or "the probe printed an incomplete result"
-        run.output_tail = _tail(item.stderr, item.text)
-        return run
-    run.status = "ok"
+        return ProbeRun(
+            status="crashed",
+            error=_str(item.error) or "the probe printed an incomplete result",
+            output_tail=_tail(item.stderr, item.text),
+            exit_code=exit_code,
+            duration_s=duration_s,
+        )
+    error: str | None = None
+    output_tail: str | None = None
     probe_error = data.get("probe_error")
     if isinstance(probe_error, str) and probe_error.strip():
         lines = [line.strip() for line in probe_error.splitlines() if line.strip()]
-        run.error = f"the probe failed: {lines[-1][:MAX_TEXT]}"
-        run.output_tail = _tail(probe_error)
+        error = f"the probe failed: {lines[-1][:MAX_TEXT]}"
+        output_tail = _tail(probe_error)
     elif _interrupted(item):
-        run.error = _str(item.error)
-    return run
+        error = _str(item.error)
+    return ProbeRun(status="ok", error=error, output_tail=output_tail, exit_code=exit_code, duration_s=duration_s)
 
 
 def _record_from_timed_out(item: EvidenceItem) -> dict[str, object] | None:
@@ -227,40 +232,44 @@ def parse_smoke(item: EvidenceItem | None) -> SmokeFacts:
     if item is None:
         return SmokeFacts(run=ProbeRun(status="not_collected"))
     data = _record_from_timed_out(item) if item.timed_out else _probe_json(item)
-    facts = SmokeFacts(run=smoke_run(item, data))
+    run = smoke_run(item, data)
     if not isinstance(data, dict):
-        if item.timed_out:
-            facts.stopped_by = "timeout"
-        return facts
-    facts.python = parse_python_target(data)
-    facts.framework = _str(data.get("framework"))
-    facts.framework_version = _str(data.get("framework_version")) or _str(data.get("version"))
-    facts.mode = _str(data.get("mode"))
-    facts.budget_s = _nonnegative(data.get("budget_s"))
-    facts.elapsed_s = _nonnegative(data.get("elapsed_s"))
+        return SmokeFacts(run=run, stopped_by="timeout" if item.timed_out else None)
     stopped = _str(data.get("stopped_by"))
-    facts.stopped_by = stopped if stopped in _STOPPED_BY else None
-    if facts.stopped_by is None and _interrupted(item):
-        facts.stopped_by = "interrupt"
-    if facts.stopped_by is None and item.timed_out:
-        facts.stopped_by = "timeout"
-    facts.errors = {
-        key[:200]: value[:MAX_TEXT]
-        for key, value in json_dict(data.get("errors")).items()
-        if isinstance(key, str) and isinstance(value, str) and key and value.strip()
-    }
-    if facts.run.status not in ("ok", "timed_out"):
+    stopped_by = stopped if stopped in _STOPPED_BY else None
+    if stopped_by is None and _interrupted(item):
+        stopped_by = "interrupt"
+    if stopped_by is None and item.timed_out:
+        stopped_by = "timeout"
+    facts = SmokeFacts(
+        run=run,
+        framework=_str(data.get("framework")),
+        framework_version=_str(data.get("framework_version")) or _str(data.get("version")),
+        python=parse_python_target(data),
+        mode=_str(data.get("mode")),
+        budget_s=_nonnegative(data.get("budget_s")),
+        elapsed_s=_nonnegative(data.get("elapsed_s")),
+        stopped_by=stopped_by,
+        errors={
+            key[:200]: value[:MAX_TEXT]
+            for key, value in json_dict(data.get("errors")).items()
+            if isinstance(key, str) and isinstance(value, str) and key and value.strip()
+        },
+    )
+    if run.status not in ("ok", "timed_out"):
         return facts
-    devices = _parsed(_records(data.get("devices")), _device)
+    devices: list[SmokeDevice] = []
     seen: set[str] = set()
-    facts.devices = []
-    for device in devices:  # the first of each id
+    for device in _parsed(_records(data.get("devices")), _device):  # the first of each id
         if device.id not in seen:
             seen.add(device.id)
-            facts.devices.append(device)
-    facts.matmul = _parsed(_records(data.get("matmul")), _matmul)
-    facts.cnn = _parsed(_records(data.get("cnn")), _cnn)
-    facts.bandwidth = _parsed(_records(data.get("bandwidth")), _bandwidth)
-    facts.p2p = _parsed(_records(data.get("p2p")), _p2p)
-    facts.allreduce = _allreduce(data.get("allreduce"))
-    return facts
+            devices.append(device)
+    return replace(
+        facts,
+        devices=devices,
+        matmul=_parsed(_records(data.get("matmul")), _matmul),
+        cnn=_parsed(_records(data.get("cnn")), _cnn),
+        bandwidth=_parsed(_records(data.get("bandwidth")), _bandwidth),
+        p2p=_parsed(_records(data.get("p2p")), _p2p),
+        allreduce=_allreduce(data.get("allreduce")),
+    )

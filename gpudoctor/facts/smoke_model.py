@@ -54,7 +54,7 @@ from gpudoctor.probes.protocol import PROGRESS_PREFIX as PROGRESS_PREFIX
 from gpudoctor.probes.protocol import SMOKE_FILE as SMOKE_FILE
 
 
-@dataclass
+@dataclass(frozen=True)
 class SmokeDevice:
     id: str  # "cpu", "cuda:0"
     kind: str  # "cpu", "cuda", "rocm", "mps"...
@@ -70,7 +70,7 @@ class SmokeDevice:
         return self.kind != "cpu"
 
 
-@dataclass
+@dataclass(frozen=True)
 class MatmulResult:
     device: str
     dtype: str
@@ -82,7 +82,7 @@ class MatmulResult:
     skipped: str | None = None
 
 
-@dataclass
+@dataclass(frozen=True)
 class CnnResult:
     device: str
     precision: str
@@ -97,7 +97,7 @@ class CnnResult:
     skipped: str | None = None
 
 
-@dataclass
+@dataclass(frozen=True)
 class BandwidthResult:
     device: str
     direction: str  # "h2d", "d2h", "d2d"
@@ -109,7 +109,7 @@ class BandwidthResult:
     skipped: str | None = None
 
 
-@dataclass
+@dataclass(frozen=True)
 class P2pResult:
     src: str
     dst: str
@@ -119,7 +119,7 @@ class P2pResult:
     skipped: str | None = None
 
 
-@dataclass
+@dataclass(frozen=True)
 class AllreduceResult:
     backend: str | None = None
     world_size: int | None = None
@@ -135,7 +135,7 @@ class AllreduceResult:
     skipped: str | None = None
 
 
-@dataclass
+@dataclass(frozen=True)
 class SmokeFacts:
     run: ProbeRun = field(default_factory=ProbeRun)
     framework: str | None = None

@@ -74,32 +74,46 @@ def _is_tensorflow_line(line: str) -> bool:
 
 def parse_tensorflow_log(text: object) -> TensorflowLog:
     """The GPU-library facts of a TensorFlow log; an empty :class:`TensorflowLog` when it says nothing of them."""
-    log = TensorflowLog()
     if not isinstance(text, str):
-        return log
+        return TensorflowLog()
+    missing_libraries: list[str] = []
+    cannot_dlopen = False
+    no_cuda_drivers = False
+    cudnn_mismatch: tuple[str, str] | None = None
+    cuinit_error: str | None = None
+    too_old_gpu: tuple[str, str] | None = None
+    lines: list[str] = []
     for raw in text.splitlines():
         line = raw.strip()
         if not line or not _is_tensorflow_line(line):
             continue
         for match in _MISSING.finditer(line):
             name = match.group(1).strip()
-            if name and name not in log.missing_libraries:
-                log.missing_libraries.append(name)
+            if name and name not in missing_libraries:
+                missing_libraries.append(name)
         if _CANNOT_DLOPEN.search(line):
-            log.cannot_dlopen = True
+            cannot_dlopen = True
         if _NO_DRIVERS.search(line):
-            log.no_cuda_drivers = True
+            no_cuda_drivers = True
         mismatch = _CUDNN_MISMATCH.search(line)
-        if mismatch and log.cudnn_mismatch is None:
-            log.cudnn_mismatch = (mismatch.group(1), mismatch.group(2))
+        if mismatch and cudnn_mismatch is None:
+            cudnn_mismatch = (mismatch.group(1), mismatch.group(2))
         cuinit = _CUINIT.search(line)
-        if cuinit and log.cuinit_error is None:
-            log.cuinit_error = cuinit.group(1).strip()[:MAX_LINE_CHARS] or None
+        if cuinit and cuinit_error is None:
+            cuinit_error = cuinit.group(1).strip()[:MAX_LINE_CHARS] or None
         too_old = _TOO_OLD.search(line)
-        if too_old and log.too_old_gpu is None:
-            log.too_old_gpu = (too_old.group(1), too_old.group(2))
+        if too_old and too_old_gpu is None:
+            too_old_gpu = (too_old.group(1), too_old.group(2))
         # The count is capped (a retry loop can log the same failure thousands of times); the facts above are
         # still read from every line.
-        if _GPU_RELATED.search(line) and len(log.lines) < MAX_LINES:
-            log.lines.append(line[:MAX_LINE_CHARS])
-    return log
+        if _GPU_RELATED.search(line) and len(lines) < MAX_LINES:
+            lines.append(line[:MAX_LINE_CHARS])
+    return TensorflowLog(
+        missing_libraries=missing_libraries,
+        cannot_dlopen=cannot_dlopen,
+        cudnn_mismatch=cudnn_mismatch,
+        lines=lines,
+        cuinit_error=cuinit_error,
+        no_cuda_drivers=no_cuda_drivers,
+        too_old_gpu=too_old_gpu,
+    )

@@ -78,28 +78,31 @@ def _pcie_from_pci(device: PciDevice | None) -> PcieLink | None:
 
     if device is None:
         return None
+    width = device.current_link_width
     link = PcieLink(
         gen_current=pcie_gen_for_speed(device.current_link_speed),
         gen_max=pcie_gen_for_speed(device.max_link_speed),
-        width_current=device.current_link_width or None,
+        width_current=0 if width == 0 else width or None,  # 0 is sysfs's way of saying the link is down
         width_max=device.max_link_width or None,
         source="sysfs",
     )
-    if device.current_link_width == 0:
-        link.width_current = 0  # sysfs's way of saying the link is down
     if all(value is None for value in (link.gen_current, link.gen_max, link.width_current, link.width_max)):
         return None
     return link
 
 
 def _fill_link(link: PcieLink, other: PcieLink | None) -> PcieLink:
+    """``link`` with what it left unknown taken from ``other``."""
     if other is None:
         return link
-    for name in ("gen_current", "gen_max", "width_current", "width_max", "replay_count"):
-        if getattr(link, name) is None:
-            setattr(link, name, getattr(other, name))
-    link.source = link.source or other.source
-    return link
+    return PcieLink(
+        gen_current=link.gen_current if link.gen_current is not None else other.gen_current,
+        gen_max=link.gen_max if link.gen_max is not None else other.gen_max,
+        width_current=link.width_current if link.width_current is not None else other.width_current,
+        width_max=link.width_max if link.width_max is not None else other.width_max,
+        source=link.source or other.source,
+        replay_count=link.replay_count if link.replay_count is not None else other.replay_count,
+    )
 
 
 # The sources the merged view reads, in the order ``MachineTopology.sources`` names them.
@@ -116,7 +119,7 @@ TOPOLOGY_SOURCES = (
 )
 
 
-@dataclass
+@dataclass(frozen=True)
 class TopologySources:
     """Everything the merged view is built from, already parsed."""
 
@@ -162,7 +165,6 @@ def build_topology(facts: Facts) -> MachineTopology:
 
 def merge_topology(given: TopologySources) -> MachineTopology:
     """The one ``MachineTopology`` from its parsed sources (see the module's precedence rules)."""
-    topo = MachineTopology()
     matrix = given.matrix
     p2p = given.p2p
     nvlinks = given.nvlinks
@@ -186,74 +188,75 @@ def merge_topology(given: TopologySources) -> MachineTopology:
     printed_affinity = dict(matrix.cpu_affinity) if matrix is not None else {}
     if printed_affinity and not any(printed_affinity.values()):
         printed_affinity = {}
+    gpus: list[TopoGpu] = []
+    fabric_states: dict[int, str] = {}
     for index in sorted(set(indices)):
         info = by_index.get(index)
         bus = info.bus_id if info else None
         device = pci.get(bus) if bus else None
         from_nvml = nvml.gpus.get(index) if nvml else None
-        gpu = TopoGpu(
-            index=index,
-            name=info.name if info else None,
-            bus_id=bus,
-            form_factor=form_factor(info.name if info else None),
-        )
         link = (_pcie_from_gpuinfo(nvml_gpus.get(bus), "nvml") if bus else None) or PcieLink()
         if from_nvml is not None and from_nvml.pcie is not None:
             link = _fill_link(link, from_nvml.pcie)
         link = _fill_link(link, _pcie_from_gpuinfo(info, "nvidia-smi -q -x"))
-        gpu.pcie = _fill_link(link, _pcie_from_pci(device))
         numa_candidates = [
             device.numa_node if device else None,
             from_nvml.numa_node if from_nvml else None,
             matrix.numa_affinity.get(index) if matrix else None,
         ]
-        gpu.numa_node = next((value for value in numa_candidates if value is not None), None)
         cpu_candidates = [
             device.local_cpulist if device else None,
             from_nvml.cpu_affinity if from_nvml else None,
             printed_affinity.get(index),
         ]
-        gpu.cpu_affinity = next((value for value in cpu_candidates if value is not None), None)
-        gpu.nvlink = (
-            from_nvml.nvlink if from_nvml and from_nvml.nvlink is not None else nvlinks.get(index) if nvlinks else None
+        gpus.append(
+            TopoGpu(
+                index=index,
+                name=info.name if info else None,
+                bus_id=bus,
+                numa_node=next((value for value in numa_candidates if value is not None), None),
+                cpu_affinity=next((value for value in cpu_candidates if value is not None), None),
+                form_factor=form_factor(info.name if info else None),
+                pcie=_fill_link(link, _pcie_from_pci(device)),
+                nvlink=(
+                    from_nvml.nvlink
+                    if from_nvml and from_nvml.nvlink is not None
+                    else nvlinks.get(index)
+                    if nvlinks
+                    else None
+                ),
+            )
         )
         if from_nvml is not None and from_nvml.fabric_state:
-            topo.fabric_states[index] = from_nvml.fabric_state
-        topo.gpus.append(gpu)
+            fabric_states[index] = from_nvml.fabric_state
 
-    for position, a in enumerate(gpu.index for gpu in topo.gpus):
-        for b in [g.index for g in topo.gpus][position + 1 :]:
-            pair = GpuPair(a=a, b=b)
-            printed = matrix.gpu_link(a, b) if matrix else None
-            derived = nvml.pairs.get((a, b)) if nvml else None
-            if printed:
-                pair.path, pair.path_source = printed, "nvidia-smi topo -m"
-            elif derived is not None and derived.path:
-                pair.path, pair.path_source = derived.path, "nvml"
-            status = p2p.get(a, b) if p2p else None
-            if status:
-                pair.p2p_read, pair.p2p_source = status, "nvidia-smi topo -p2p r"
-            elif derived is not None and derived.p2p_read:
-                pair.p2p_read, pair.p2p_source = derived.p2p_read, "nvml"
+    pairs: list[GpuPair] = []
+    for position, a in enumerate(gpu.index for gpu in gpus):
+        for b in [g.index for g in gpus][position + 1 :]:
+            pair = _pair(a, b, matrix, p2p, nvml)
             if pair.path or pair.p2p_read:
-                topo.pairs.append(pair)
+                pairs.append(pair)
 
+    nics: list[Nic] = []
+    nics_links: dict[tuple[int, str], str] = {}
     if matrix is not None:
         for label in matrix.nics:
-            nic = Nic(label=label, name=matrix.nic_names.get(label))
-            for gpu in topo.gpus:
+            nearest: list[int] = []
+            for gpu in gpus:
                 path = matrix.link(f"GPU{gpu.index}", label)
                 if path:
-                    topo.nics_links[(gpu.index, label)] = path
+                    nics_links[(gpu.index, label)] = path
                     if path in PCI_NEAR:
-                        nic.nearest_gpus.append(gpu.index)
-            topo.nics.append(nic)
+                        nearest.append(gpu.index)
+            nics.append(Nic(label=label, name=matrix.nic_names.get(label), nearest_gpus=nearest))
 
+    numa_nodes: dict[int, str] = {}
+    process_cpus: str | None = None
     cpu = given.cpu_topology
     if cpu:
         nodes = cpu.get("numa_nodes")
         if isinstance(nodes, dict):
-            topo.numa_nodes = {
+            numa_nodes = {
                 int(k): v for k, v in nodes.items() if isinstance(k, str) and k.isdigit() and isinstance(v, str)
             }
         allowed = cpu.get("process_cpus")
@@ -262,11 +265,39 @@ def merge_topology(given: TopologySources) -> MachineTopology:
             and allowed
             and all(isinstance(c, int) and not isinstance(c, bool) for c in allowed)
         ):
-            topo.process_cpus = cpu_list(allowed)
-    topo.nvswitches = sum(1 for device in given.pci_devices if device.is_nvswitch)
-    topo.fabric_manager = fabric_manager_state(given.fabric_manager)
-    topo.sources = list(given.sources)
-    return topo
+            process_cpus = cpu_list(allowed)
+    return MachineTopology(
+        gpus=gpus,
+        pairs=pairs,
+        nics=nics,
+        nics_links=nics_links,
+        numa_nodes=numa_nodes,
+        process_cpus=process_cpus,
+        nvswitches=sum(1 for device in given.pci_devices if device.is_nvswitch),
+        fabric_manager=fabric_manager_state(given.fabric_manager),
+        fabric_states=fabric_states,
+        sources=list(given.sources),
+    )
+
+
+def _pair(a: int, b: int, matrix: TopoMatrix | None, p2p: P2PMatrix | None, nvml: NvmlTopology) -> GpuPair:
+    """What is known of one GPU pair: ``topo -m`` / ``topo -p2p r`` as printed, else NVML's word."""
+    path: str | None = None
+    path_source: str | None = None
+    p2p_read: str | None = None
+    p2p_source: str | None = None
+    printed = matrix.gpu_link(a, b) if matrix else None
+    derived = nvml.pairs.get((a, b)) if nvml else None
+    if printed:
+        path, path_source = printed, "nvidia-smi topo -m"
+    elif derived is not None and derived.path:
+        path, path_source = derived.path, "nvml"
+    status = p2p.get(a, b) if p2p else None
+    if status:
+        p2p_read, p2p_source = status, "nvidia-smi topo -p2p r"
+    elif derived is not None and derived.p2p_read:
+        p2p_read, p2p_source = derived.p2p_read, "nvml"
+    return GpuPair(a=a, b=b, path=path, path_source=path_source, p2p_read=p2p_read, p2p_source=p2p_source)
 
 
 def nvswitch_fabric(topo: MachineTopology, gpus: set[int] | None = None) -> str | None:

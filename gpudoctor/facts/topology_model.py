@@ -32,7 +32,7 @@ def nvlink_count(path: str | None) -> int | None:
     return int(match.group(1)) if match else None
 
 
-@dataclass
+@dataclass(frozen=True)
 class TopoMatrix:
     """What ``nvidia-smi topo -m`` printed, read as is.
 
@@ -58,7 +58,7 @@ class TopoMatrix:
         return self.link(f"GPU{a}", f"GPU{b}")
 
 
-@dataclass
+@dataclass(frozen=True)
 class P2PMatrix:
     """``nvidia-smi topo -p2p r`` (or w/n/a/p): whether each GPU pair can do that peer-to-peer operation.
 
@@ -76,7 +76,7 @@ class P2PMatrix:
         return self.status.get((a, b)) or self.status.get((b, a))
 
 
-@dataclass
+@dataclass(frozen=True)
 class PcieLink:
     """A GPU's PCIe link now and at best.  Links downclock at idle, so a low current generation at idle is
     normal; a narrow current width is not."""
@@ -89,7 +89,7 @@ class PcieLink:
     replay_count: int | None = None  # PCIe replays (NVML): link errors the hardware retried
 
 
-@dataclass
+@dataclass(frozen=True)
 class NvLinkPort:
     link: int
     active: bool | None = None
@@ -99,7 +99,7 @@ class NvLinkPort:
     speed_gbps: float | None = None  # the link's speed as ``nvidia-smi nvlink -s`` prints it (GB/s)
 
 
-@dataclass
+@dataclass(frozen=True)
 class NvLinkState:
     """The NVLinks of one GPU as NVML (or ``nvidia-smi nvlink -s``) reports them."""
 
@@ -123,7 +123,7 @@ class NvLinkState:
         return [port.link for port in self.ports if port.active is False]
 
 
-@dataclass
+@dataclass(frozen=True)
 class TopoGpu:
     index: int
     name: str | None = None
@@ -135,7 +135,7 @@ class TopoGpu:
     nvlink: NvLinkState | None = None  # None: nobody reported NVLinks for this GPU
 
 
-@dataclass
+@dataclass(frozen=True)
 class GpuPair:
     a: int
     b: int
@@ -149,14 +149,14 @@ class GpuPair:
         return nvlink_count(self.path)
 
 
-@dataclass
+@dataclass(frozen=True)
 class Nic:
     label: str  # "NIC0"
     name: str | None = None  # "mlx5_0"
     nearest_gpus: list[int] = field(default_factory=list)  # GPUs on a PIX/PXB path to it
 
 
-@dataclass
+@dataclass(frozen=True)
 class MachineTopology:
     gpus: list[TopoGpu] = field(default_factory=list)
     pairs: list[GpuPair] = field(default_factory=list)  # a < b, every pair with anything known

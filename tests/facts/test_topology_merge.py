@@ -99,7 +99,7 @@ def test_any_json_in_the_topology_sources_never_breaks_the_merge(sources):
 
 
 def test_nvswitch_fabric_present_inferred_or_none():
-    import copy
+    from dataclasses import replace
 
     from gpudoctor.facts.topology import nvswitch_fabric
     from gpudoctor.facts.topology_model import GpuPair, MachineTopology, TopoGpu
@@ -110,8 +110,7 @@ def test_nvswitch_fabric_present_inferred_or_none():
     assert most is not None and 2 <= most < 7 * 18
     h100 = synthetic_h100_nvswitch()
     assert nvswitch_fabric(h100) == "present"
-    bare = copy.deepcopy(h100)
-    bare.nvswitches = 0  # NV18 to 7 peers is 126 links on one GPU: only a switch does that
+    bare = replace(h100, nvswitches=0)  # NV18 to 7 peers is 126 links on one GPU: only a switch does that
     assert nvswitch_fabric(bare) == "inferred"
     assert nvswitch_fabric(synthetic_dgx1_v100()) is None  # hybrid cube mesh: some pairs are SYS
     # One link more on GPU 0 than any GPU has needs a switch; exactly as many could still be direct cabling.
@@ -121,6 +120,6 @@ def test_nvswitch_fabric_present_inferred_or_none():
         pairs=[GpuPair(0, 1, f"NV{first}"), GpuPair(0, 2, f"NV{most + 1 - first}"), GpuPair(1, 2, "NV1")],
     )
     assert nvswitch_fabric(three) == "inferred"
-    three.pairs[1].path = f"NV{most - first}"
+    three = replace(three, pairs=[three.pairs[0], replace(three.pairs[1], path=f"NV{most - first}"), three.pairs[2]])
     assert nvswitch_fabric(three) is None
     assert nvswitch_fabric(three, {0}) is None  # one GPU meets nobody

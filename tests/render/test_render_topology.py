@@ -10,6 +10,8 @@ import copy
 import json
 import re
 import xml.etree.ElementTree as ET
+from collections.abc import Callable
+from dataclasses import replace
 
 import pytest
 from hypothesis import given, settings
@@ -116,8 +118,7 @@ def test_svg_nvswitch_system_draws_a_bar_instead_of_pair_edges():
 
 
 def test_svg_infers_the_nvswitch_when_no_gpu_could_have_that_many_direct_links():
-    topo = copy.deepcopy(SYNTHETIC_H100_NVSWITCH)
-    topo.nvswitches = 0  # NV18 to each of 7 peers would need 126 links
+    topo = replace(SYNTHETIC_H100_NVSWITCH, nvswitches=0)  # NV18 to each of 7 peers would need 126 links
     root = svg_tree(topo)
     assert "inferred" in all_text(elements(root, "data-switch")["nvswitch"])
     assert "0-1" not in nvlink_links(root)
@@ -131,8 +132,7 @@ def test_svg_nvswitch_inferred_from_an_excerpt_with_unknown_pairs():
     )
     links = nvlink_links(svg_tree(topo))
     assert set(links) == {f"{g}-nvswitch" for g in range(8)}  # GPU8: no path known, no link drawn
-    mixed = copy.deepcopy(topo)
-    mixed.pairs[0].path = "SYS"  # one PCIe pair: no switch can be the whole story
+    mixed = replace(topo, pairs=[replace(topo.pairs[0], path="SYS"), *topo.pairs[1:]])  # one PCIe pair: no switch
     assert "0-1" not in nvlink_links(svg_tree(mixed)) and "0-2" in nvlink_links(svg_tree(mixed))
 
 
@@ -183,18 +183,34 @@ def test_topo_command_takes_each_gpus_link_fix_from_topo001():
     assert link_fixes(report) == {3: "Reseat GPU 3."}
 
 
+def _with_ports(
+    topo: MachineTopology, index: int, change: Callable[[list[NvLinkPort]], list[NvLinkPort]]
+) -> MachineTopology:
+    """A copy of ``topo`` whose GPU ``index`` has ``change`` of its NVLink ports."""
+    gpus = [
+        replace(gpu, nvlink=replace(gpu.nvlink, ports=change(gpu.nvlink.ports)))
+        if gpu.index == index and gpu.nvlink is not None
+        else gpu
+        for gpu in topo.gpus
+    ]
+    return replace(topo, gpus=gpus)
+
+
 def test_svg_down_links_without_a_known_peer_warn_every_nvlink_of_that_gpu():
-    topo = copy.deepcopy(SYNTHETIC_DEGRADED)
-    for port in topo.gpu(1).nvlink.ports:
-        port.remote_bus_id = None
-    topo.gpu(2).nvlink.ports[4].active = topo.gpu(2).nvlink.ports[5].active = True
+    topo = _with_ports(SYNTHETIC_DEGRADED, 1, lambda ports: [replace(port, remote_bus_id=None) for port in ports])
+    topo = _with_ports(
+        topo, 2, lambda ports: [replace(port, active=True) if at in (4, 5) else port for at, port in enumerate(ports)]
+    )
     warned = {key for key, link in nvlink_links(svg_tree(topo)).items() if link.get("data-warning")}
     assert warned == {"0-1", "1-2", "1-3"}
 
 
 def test_svg_nvswitch_link_of_a_gpu_with_down_links_is_marked():
-    topo = copy.deepcopy(SYNTHETIC_H100_NVSWITCH)
-    topo.gpu(5).nvlink.ports[2].active = False
+    topo = _with_ports(
+        SYNTHETIC_H100_NVSWITCH,
+        5,
+        lambda ports: [replace(port, active=False) if at == 2 else port for at, port in enumerate(ports)],
+    )
     links = nvlink_links(svg_tree(topo))
     assert [key for key, link in links.items() if link.get("data-warning")] == ["5-nvswitch"]
     assert "links 2 are down" in tooltip(links["5-nvswitch"])
@@ -246,10 +262,15 @@ def test_svg_layout_keeps_gpus_apart_and_inside_the_picture(count):
 
 
 def test_svg_escapes_text_and_stays_self_contained():
-    topo = copy.deepcopy(SYNTHETIC_2X_RTX5090_PHB)
-    topo.gpus[0].name = 'Evil <GPU> & "Co" \x1b[31m\x00'
-    topo.gpus[1].bus_id = "</text><script>alert(1)</script>"
-    topo.sources = ["<b>paste</b>"]
+    first, second = SYNTHETIC_2X_RTX5090_PHB.gpus
+    topo = replace(
+        SYNTHETIC_2X_RTX5090_PHB,
+        gpus=[
+            replace(first, name='Evil <GPU> & "Co" \x1b[31m\x00'),
+            replace(second, bus_id="</text><script>alert(1)</script>"),
+        ],
+        sources=["<b>paste</b>"],
+    )
     text = render_topology_svg(topo, title="Rack <7> & friends")
     root = ET.fromstring(text.encode("utf-8"))
     assert "<script" not in text and "\x1b" not in text and "\x00" not in text
@@ -266,7 +287,7 @@ def test_svg_is_deterministic_whatever_order_the_model_lists_things_in():
     shuffled = copy.deepcopy(SYNTHETIC_DGX1_V100)
     shuffled.gpus.reverse()
     shuffled.pairs.reverse()
-    shuffled.nics_links = dict(reversed(list(shuffled.nics_links.items())))
+    shuffled = replace(shuffled, nics_links=dict(reversed(list(shuffled.nics_links.items()))))
     assert render_topology_svg(shuffled) == first
 
 
@@ -404,8 +425,9 @@ def test_text_orders_nic_labels_naturally_whatever_their_digits():
 
 
 def test_text_strips_terminal_escapes_from_names():
-    topo = copy.deepcopy(SYNTHETIC_SINGLE_GPU)
-    topo.gpus[0].name = "H100\x1b[2J\x1b]0;pwned\x07 <&>"
+    topo = replace(
+        SYNTHETIC_SINGLE_GPU, gpus=[replace(SYNTHETIC_SINGLE_GPU.gpus[0], name="H100\x1b[2J\x1b]0;pwned\x07 <&>")]
+    )
     text = render_topology_text(topo)
     assert "\x1b" not in text and "\x07" not in text and "<&>" in text
 

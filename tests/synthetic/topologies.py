@@ -8,6 +8,8 @@ call of a ``synthetic_*`` builder; the ``SYNTHETIC_*`` constants are one build o
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from gpudoctor.facts.topology_model import (
     GpuPair,
     MachineTopology,
@@ -48,10 +50,8 @@ def _ports_to_peers(pairs: list[GpuPair], gpu: int, bus_ids: list[str], down: tu
             continue
         peer = pair.b if pair.a == gpu else pair.a
         for _ in range(pair.nvlinks):
-            ports.append(NvLinkPort(len(ports), remote_bus_id=bus_ids[peer], remote_type="gpu"))
-    for port in ports:
-        port.active = port.link not in down
-        port.version = 2
+            link = len(ports)
+            ports.append(NvLinkPort(link, link not in down, 2, remote_bus_id=bus_ids[peer], remote_type="gpu"))
     return NvLinkState(ports=ports, source="nvml")
 
 
@@ -97,9 +97,7 @@ def synthetic_h100_nvswitch() -> MachineTopology:
         )
         for i in range(8)
     ]
-    pairs = _matrix_pairs(gpu_rows)
-    for pair in pairs:
-        pair.p2p_read, pair.p2p_source = "OK", "nvidia-smi topo -p2p r"
+    pairs = [replace(pair, p2p_read="OK", p2p_source="nvidia-smi topo -p2p r") for pair in _matrix_pairs(gpu_rows)]
     return MachineTopology(
         gpus=gpus,
         pairs=pairs,
@@ -263,8 +261,12 @@ def synthetic_degraded() -> MachineTopology:
     for i in range(4):
         nvlink = _ports_to_peers(healthy, i, bus, down=(4, 5) if i == 2 else ())
         if i == 1:  # GPU1's ports are not cabled in peer order: 3 and 7 (down) go to GPU2
-            for port, peer in zip(nvlink.ports, [0, 0, 0, 2, 0, 3, 3, 2, 2, 2, 3, 3]):
-                port.remote_bus_id, port.active = bus[peer], port.link not in (3, 7)
+            peers = [0, 0, 0, 2, 0, 3, 3, 2, 2, 2, 3, 3]
+            ports = [
+                replace(port, remote_bus_id=bus[peer], active=port.link not in (3, 7))
+                for port, peer in zip(nvlink.ports, peers)
+            ]
+            nvlink = replace(nvlink, ports=ports + nvlink.ports[len(ports) :])
         width = 8 if i == 3 else 16
         gpus.append(
             TopoGpu(
@@ -325,7 +327,7 @@ def synthetic_empty() -> MachineTopology:
     return MachineTopology()
 
 
-# The cases themselves.  The renderers never change a model; a test that wants a variant deep-copies one.
+# The cases themselves (frozen: a test that wants a variant builds one with dataclasses.replace).
 SYNTHETIC_H100_NVSWITCH = synthetic_h100_nvswitch()
 SYNTHETIC_DGX1_V100 = synthetic_dgx1_v100()
 SYNTHETIC_PCIE_8GPU_2SOCKET = synthetic_pcie_8gpu_2socket()
