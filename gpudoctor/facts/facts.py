@@ -41,14 +41,6 @@ from gpudoctor.facts.model import (
     PciDevice,
     SmiReport,
 )
-from gpudoctor.facts.python_env import (
-    DmiFacts,
-    NvmlBindings,
-    TargetPythonFacts,
-    parse_dmi,
-    parse_nvml_bindings,
-    target_python_facts,
-)
 from gpudoctor.facts.sources_state import Missing, SourceRun, source_run
 
 if TYPE_CHECKING:
@@ -60,6 +52,7 @@ if TYPE_CHECKING:
     from gpudoctor.facts.health_model import GpuHealth
     from gpudoctor.facts.kernel_log import KernelLog
     from gpudoctor.facts.kernel_module import LoadedModule
+    from gpudoctor.facts.python_env import DmiFacts, NvmlBindings, TargetPythonFacts
     from gpudoctor.facts.smoke_model import SmokeFacts
     from gpudoctor.facts.topology_model import MachineTopology, NvLinkState, P2PMatrix, TopoMatrix
 
@@ -190,6 +183,8 @@ class Facts:
 
     @cached_property
     def dmi(self) -> DmiFacts:
+        from gpudoctor.facts.python_env import parse_dmi
+
         return parse_dmi(self.evidence.json(Ev.PCI_DEVICES.value))
 
     # --- CUDA, cuDNN, libraries ---------------------------------------------
@@ -258,6 +253,8 @@ class Facts:
     @cached_property
     def nvml_bindings(self) -> NvmlBindings | None:
         """The NVML Python bindings installed beside gpudoctor; None when not collected."""
+        from gpudoctor.facts.python_env import parse_nvml_bindings
+
         return parse_nvml_bindings(self.evidence.json(Ev.PYTHON_PACKAGES.value))
 
     # --- the frameworks of the target Python -------------------------------------
@@ -313,6 +310,8 @@ class Facts:
     @cached_property
     def target_python(self) -> TargetPythonFacts:
         """The probed interpreter: its path, why it was chosen, and what the probes learnt of it."""
+        from gpudoctor.facts.python_env import target_python_facts
+
         probed = next(
             (fw.python for fw in (self.torch, self.tensorflow, self.jax, self.cupy) if fw.python is not None), None
         )

@@ -8,9 +8,12 @@ the ``dmi`` part of ``pci-devices.json``); here they are narrowed once, so no ch
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
-from gpudoctor.facts.framework_model import PythonTarget
 from gpudoctor.facts.json_values import json_dict, json_text
+
+if TYPE_CHECKING:
+    from gpudoctor.facts.framework_model import PythonTarget
 
 
 @dataclass(frozen=True)
