@@ -9,6 +9,8 @@ from __future__ import annotations
 import argparse
 import re
 
+from gpudoctor.probes import protocol
+
 # ---------------------------------------------------------------- value types
 
 
@@ -24,6 +26,11 @@ def compute_capability(value: str) -> str:
 
 def driver_version(value: str) -> str:
     return _version_text(value, "driver version like 535.104.05", r"\d{2,4}(\.\d{1,3}){0,2}")
+
+
+def full_driver_version(value: str) -> str:
+    """A whole driver release (the generators look it up): "535.104.05" or "535.104", not a bare branch."""
+    return _version_text(value, "driver version like 535.104.05", r"\d{2,4}\.\d{1,3}(\.\d{1,3})?")
 
 
 def cuda_version(value: str) -> str:
@@ -58,17 +65,17 @@ def codes(value: str) -> list[str]:
     return found
 
 
-_FRAMEWORKS = ("torch", "tensorflow", "jax")
-
-
 def framework_spec(value: str) -> tuple[str, str | None]:
     """ "torch" or "torch==2.7" -> ("torch", "2.7")."""
     name, _, version_text = value.strip().partition("==")
     name = name.strip().lower()
     aliases = {"pytorch": "torch", "tf": "tensorflow"}
     name = aliases.get(name, name)
-    if name not in _FRAMEWORKS:
-        raise argparse.ArgumentTypeError(f"unknown framework {value!r}: choose from {', '.join(_FRAMEWORKS)}")
+    from gpudoctor.generate.model import GENERATOR_FRAMEWORKS  # light (dataclasses), and only when the option is given
+
+    if name not in GENERATOR_FRAMEWORKS:
+        choices = ", ".join(GENERATOR_FRAMEWORKS)
+        raise argparse.ArgumentTypeError(f"unknown framework {value!r}: choose from {choices}")
     version = version_text.strip() or None
     if version is not None and not re.fullmatch(r"\d+(\.\d+){0,2}", version):
         raise argparse.ArgumentTypeError(f"{value!r}: the version must look like 2.7 or 2.7.1")
@@ -83,7 +90,8 @@ def python_version(value: str) -> str:
     return _version_text(value, "Python version", r"3\.\d{1,2}")
 
 
-FRAMEWORK_CHOICES = ("torch", "tensorflow", "jax", "cupy")
+# The frameworks a probe exists for: the probe protocol's list (stdlib only, as cheap as this module).
+FRAMEWORK_CHOICES = protocol.FRAMEWORKS
 
 
 def frameworks(value: str) -> list[str]:
@@ -107,7 +115,7 @@ def add_generator_target(parser: argparse.ArgumentParser) -> None:
     target = parser.add_argument_group("the machine to fit (default: this one)")
     target.add_argument(
         "--for-driver",
-        type=driver_version,
+        type=full_driver_version,
         metavar="VERSION",
         help="the host driver that will run it, e.g. 550.54.15 (default: this machine's)",
     )
@@ -174,8 +182,8 @@ def add_smoke_options(parser: argparse.ArgumentParser, flag: bool) -> None:
     smoke.add_argument(
         f"{prefix}framework",
         dest="smoke_framework",
-        choices=("torch", "tensorflow"),
-        default="torch",
+        choices=protocol.SMOKE_FRAMEWORKS,
+        default=protocol.SMOKE_FRAMEWORKS[0],
         help="which framework runs the workloads (default: torch)",
     )
     mode = smoke.add_mutually_exclusive_group()
@@ -198,6 +206,8 @@ def add_smoke_options(parser: argparse.ArgumentParser, flag: bool) -> None:
         dest="budget",
         type=positive_float,
         metavar="SECONDS",
-        help="stop starting new workloads after this long (default: 25 for --quick, 180 for --full)",
+        help="stop starting new workloads after this long (default: "
+        + ", ".join(f"{seconds:g} for --{mode}" for mode, seconds in protocol.SMOKE_BUDGET_S.items())
+        + ")",
     )
     parser.set_defaults(smoke_mode="quick")

@@ -28,7 +28,9 @@ def generator_target(args: argparse.Namespace) -> MachineTarget:
     from gpudoctor.evidence.collect import collect
     from gpudoctor.evidence.sources import SOURCES
 
-    evidence = collect(timeout=args.timeout, sources=[s for s in SOURCES if s.name in GENERATOR_SOURCES])
+    evidence = collect(
+        timeout=args.timeout, sources=[s for s in SOURCES if s.name in {key.value for key in GENERATOR_SOURCES}]
+    )
     return target_from_facts(Facts(evidence), args.for_driver)
 
 

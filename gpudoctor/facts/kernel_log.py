@@ -40,7 +40,9 @@ _RM_INIT_PATTERNS = (
 # "NVRM: The NVIDIA GPU 0000:01:00.0 (PCI ID: 10de:1b80) installed in this system is
 #  not supported by open nvidia.ko because it does not include the required GPU
 #  System Processor (GSP)."  (one sentence over several NVRM lines)
-_GSP_UNSUPPORTED = re.compile(r"not supported by open nvidia\.ko|does not include the required GPU System Processor")
+_GSP_UNSUPPORTED = re.compile(
+    r"not supported by open nvidia\.ko|does not include the required GPU System Processor", re.IGNORECASE
+)
 _SECURE_BOOT = (
     re.compile(r"Loading of unsigned module is rejected"),
     re.compile(r"Key was rejected by service"),
@@ -48,7 +50,7 @@ _SECURE_BOOT = (
 )
 # "NVRM: The NVIDIA GeForce GT 710 GPU installed in this system is supported
 #  through the NVIDIA 470.xx Legacy drivers." (one sentence over several NVRM lines)
-_LEGACY = re.compile(r"supported through the NVIDIA (\d+\.xx) Legacy drivers", re.ASCII)
+_LEGACY = re.compile(r"supported through the NVIDIA (\d+\.xx) Legacy drivers?", re.ASCII | re.IGNORECASE)
 _FALLEN_OFF = re.compile(r"GPU has fallen off the bus")
 
 

@@ -46,11 +46,10 @@ from gpudoctor.generate.dockerfile_python import (
     python_for_os,
     said,
 )
-from gpudoctor.generate.model import Choice, DockerfileRequest, GeneratedFile, GenerationRefused
+from gpudoctor.generate.model import GENERATOR_FRAMEWORKS, Choice, DockerfileRequest, GeneratedFile, GenerationRefused
 
 __all__ = ["CPU_PYTHONS", "DEADSNAKES_PYTHONS", "OS_PYTHON", "generate_dockerfile", "load_template"]
 
-FRAMEWORKS = ("torch", "tensorflow", "jax")
 FLAVORS = ("runtime", "devel")
 _REQUIREMENTS_RE = re.compile(r"[A-Za-z0-9_][A-Za-z0-9._/-]{0,199}")
 _VERSION_RE = re.compile(r"\d{1,3}(\.\d{1,4}){0,2}")
@@ -97,7 +96,7 @@ def generate_dockerfile(request: DockerfileRequest) -> GeneratedFile:
 
 
 def _check_request(request: DockerfileRequest) -> None:
-    if request.framework not in FRAMEWORKS:
+    if request.framework not in GENERATOR_FRAMEWORKS:
         raise GenerationRefused(
             f"unknown framework {said(request.framework)}: choose torch, tensorflow or jax", "--framework torch"
         )

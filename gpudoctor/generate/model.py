@@ -6,6 +6,9 @@ from dataclasses import dataclass, field
 
 from gpudoctor.errors import UsageError
 
+# The frameworks the generators can install (a Dockerfile or install script per framework).
+GENERATOR_FRAMEWORKS = ("torch", "tensorflow", "jax")
+
 
 class GenerationRefused(UsageError):
     """The asked combination cannot work; the message says why and ``nearest`` what would (one line each)."""

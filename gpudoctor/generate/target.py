@@ -8,31 +8,35 @@ says which GPUs it has).
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING
 
+from gpudoctor.evidence.keys import EvidenceKey as Ev
 from gpudoctor.generate.model import MachineTarget
+
+if TYPE_CHECKING:
+    from gpudoctor.facts.facts import Facts
 
 # The sources a generator reads: the driver, the GPUs, the distro, WSL.  Collected alone, they take as long as
 # the NVML probe, not the whole check.
 GENERATOR_SOURCES = (
-    "nvml.json",
-    "nvidia-smi-q-x.xml",
-    "nvidia-smi.txt",
-    "proc-driver-nvidia-version.txt",
-    "sys-module-nvidia-version.txt",
-    "proc-modules.txt",
-    "proc-version.txt",
-    "os-release",
-    "pci-devices.json",
-    "lspci.txt",
-    "container.json",
-    "env.json",
-    "driver-libraries.json",
-    "dmesg-nvidia.txt",
+    Ev.NVML,
+    Ev.NVIDIA_SMI_XML,
+    Ev.NVIDIA_SMI,
+    Ev.PROC_DRIVER_VERSION,
+    Ev.SYS_MODULE_VERSION,
+    Ev.PROC_MODULES,
+    Ev.PROC_VERSION,
+    Ev.OS_RELEASE,
+    Ev.PCI_DEVICES,
+    Ev.LSPCI,
+    Ev.CONTAINER,
+    Ev.ENV,
+    Ev.DRIVER_LIBRARIES,
+    Ev.KERNEL_LOG,
 )
 
 
-def _capabilities(facts: Any) -> tuple[tuple[str, ...], tuple[str, ...]]:
+def _capabilities(facts: Facts) -> tuple[tuple[str, ...], tuple[str, ...]]:
     from gpudoctor import kb
 
     capabilities, names = [], []
@@ -49,7 +53,7 @@ def _capabilities(facts: Any) -> tuple[tuple[str, ...], tuple[str, ...]]:
     return tuple(sorted(set(capabilities))), tuple(name for name in names if name)
 
 
-def target_from_facts(facts: Any, for_driver: str | None = None, source: str = "this machine") -> MachineTarget:
+def target_from_facts(facts: Facts, for_driver: str | None = None, source: str = "this machine") -> MachineTarget:
     """The MachineTarget of these facts; ``for_driver`` replaces the driver they name."""
     driver = facts.driver
     version = for_driver or driver.kernel_version or driver.userspace_version

@@ -10,6 +10,7 @@ never pull in rich).
 from __future__ import annotations
 
 import json
+import unicodedata
 from collections.abc import Iterable
 from typing import Any
 
@@ -54,6 +55,18 @@ _WORST_RANK: dict[Status, int] = {
 }
 
 NEEDS_ROOT = "(needs root)"
+
+
+def printable(text: str) -> str:
+    """``text`` safe for a terminal or a pasted report: every control or format character (ESC sequences,
+    carriage returns, bidi overrides, NULs) is shown as its escape (``\\x1b``), not obeyed; newlines and tabs
+    stay.  What the machine or a pasted file said reaches the reader as data, never as instructions to the
+    terminal."""
+    if text.isprintable():
+        return text
+    return "".join(
+        ch if ch in "\n\t" or not unicodedata.category(ch).startswith("C") else ascii(ch)[1:-1] for ch in text
+    )
 
 
 def worst_status(results: Iterable[CheckResult]) -> Status:

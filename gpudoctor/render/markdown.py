@@ -18,6 +18,7 @@ from gpudoctor.evidence.redact import redact as redact_text
 from gpudoctor.render.common import (
     NEEDS_ROOT,
     next_step_headline,
+    printable,
     source_description,
     summary_counts_text,
 )
@@ -56,7 +57,7 @@ def render_markdown(report: Report, *, redact: bool = True) -> str:
     parts += _checks_table(report)
     parts += _findings_section(report)
     parts += _data_section(report)
-    text = "\n".join(parts).rstrip("\n") + "\n"
+    text = printable("\n".join(parts).rstrip("\n") + "\n")
     # Redact the finished text, not the pieces: nothing can slip through a
     # section that forgot to.
     return redact_text(text) if redact else text

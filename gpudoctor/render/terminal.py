@@ -22,6 +22,7 @@ from gpudoctor.render.common import (
     compact_json,
     machine_summary_parts,
     next_step_headline,
+    printable,
     shown_findings,
     source_description,
     summary_counts_text,
@@ -87,7 +88,10 @@ def render_terminal(report: Report, *, verbose: bool = False, color: bool = Fals
     """The report as text.  ``color=False`` (default) is plain ASCII marks and no
     escape codes; ``color=True`` renders symbols and ANSI colour through rich
     (``width`` only matters there: long lines are never wrapped, but rich needs one)."""
-    lines = layout(report, verbose=verbose, symbols=color)
+    # Every span through printable(): evidence and pasted reports reach the terminal as text, never as escapes.
+    lines = [
+        [(printable(text), style) for text, style in line] for line in layout(report, verbose=verbose, symbols=color)
+    ]
     if not color:
         return "".join("".join(text for text, _ in line) + "\n" for line in lines)
     return render_spans_with_rich(lines, width)

@@ -179,3 +179,15 @@ def test_generated_xid_lines_round_trip(code: int, bus: int, stamp: float, messa
     line = f"[{stamp:12.6f}] NVRM: Xid (PCI:0000:{bus:02x}:00): {code}, pid=1, name=x, {message}"
     (event,) = parse_kernel_log(line).xid_events
     assert (event.code, event.pci, event.message) == (code, f"0000:{bus:02x}:00", message.strip())
+
+
+def test_legacy_and_gsp_notices_are_read_whatever_their_case_and_line_breaks() -> None:
+    # SYNTHETIC: NVIDIA's sentences with other capitalisation and wrapping, as other driver releases print them.
+    legacy = (
+        "[ 5.1] NVRM: The NVIDIA Quadro K600 GPU installed in this system is supported through the\n"
+        "[ 5.1] NVRM:  NVIDIA 390.xx legacy driver. Please visit http://www.nvidia.com/object/unix.html\n"
+    )
+    assert parse_kernel_log(legacy).legacy_branch_required == "390.xx"
+    gsp = "[ 3.0] NVRM: ... is not supported by OPEN nvidia.ko because it does not include the required GPU\n"
+    assert parse_kernel_log(gsp).gsp_unsupported
+    assert not parse_kernel_log("[ 3.0] NVRM: loading NVIDIA UNIX x86_64 Kernel Module 535.54.03\n").gsp_unsupported
