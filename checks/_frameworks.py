@@ -95,8 +95,9 @@ def nvidia_gpus(facts: Facts) -> list[GpuInfo]:
 
 
 def gpus_present(facts: Facts) -> bool:
-    """An NVIDIA GPU is here: the driver lists it, or it sits on the PCI bus without a working driver."""
-    return bool(facts.gpus) or bool(facts.pci_gpus)
+    """An NVIDIA GPU is here: a source lists one (the driver, the PCI bus, the topology table, a framework), or
+    the evidence implies one (a loaded NVIDIA kernel module, an nvidia-smi that printed its driver version)."""
+    return facts.gpu_census.present
 
 
 def _not_known(missing: Missing | None) -> Missing | None:
@@ -104,23 +105,38 @@ def _not_known(missing: Missing | None) -> Missing | None:
     return missing if missing is not None and missing.why in (Why.NOT_COLLECTED, Why.FAILED) else None
 
 
-def gpus_unknown(facts: Facts) -> Missing | None:
-    """Why it is not known whether an NVIDIA GPU is here, when nothing lists one: the only source, a pasted
-    collect_env report, printed "Could not collect" for its GPUs.  None when the absence is known."""
-    if gpus_present(facts) or facts.pci_scan_available or facts.collect_env is None:
+def gpus_unknown(facts: Facts) -> str | None:
+    """Why it is not known whether an NVIDIA GPU is here, in words; None when one is shown or a PCI scan showed
+    none.  Unknown is not absent: only a scan of the PCI bus establishes that there is no GPU."""
+    census = facts.gpu_census
+    if census.present or census.none_on_bus:
         return None
-    return _not_known(facts.collect_env.missing.get("gpu_names"))
+    report = facts.collect_env
+    said = report.missing.get("gpu_names") if report is not None else None
+    if said is not None and said.error:
+        return f"the report's GPU list says {said.error!r}, and the PCI bus was not read"
+    return census.unknown_words()
 
 
 def driver_unknown(facts: Facts) -> Missing | None:
     """Why the driver is not known, when no source names one and a pasted collect_env report printed
-    "Could not collect" for it; None when a source names it or its absence is known."""
+    "Could not collect" (or "No CUDA": nvidia-smi gave it nothing) for it; None when a source names it or the
+    kernel module's state was read."""
     driver = facts.driver
     if driver.kernel_version or driver.userspace_version or facts.collect_env is None:
         return None
     if facts.collected(Ev.PROC_DRIVER_VERSION) or facts.collected(Ev.PROC_MODULES):
         return None
-    return _not_known(facts.collect_env.missing.get("driver_version"))
+    said = facts.collect_env.missing.get("driver_version")
+    if said is not None and (said.error or "").lower() == "no cuda":
+        # collect_env prints "No CUDA" when nvidia-smi gave it nothing at all: missing, or not answering.
+        return Missing(Why.FAILED, said.source, said.error)
+    return _not_known(said)
+
+
+def gpu_check_commands() -> tuple[str, ...]:
+    """What settles whether a machine has an NVIDIA GPU and a working driver, typed on that machine."""
+    return ("nvidia-smi", "lspci -nn | grep -i nvidia", "gpudoctor collect  # everything at once")
 
 
 def driver_version(facts: Facts) -> str | None:
@@ -144,8 +160,13 @@ def capabilities(facts: Facts, devices: Iterable[FrameworkDevice] = ()) -> list[
 def gpu_names(facts: Facts) -> str:
     names = [g.name for g in facts.gpus if g.name]
     if not names:
-        count = len(facts.pci_gpus)
-        return f"{count} NVIDIA GPU{'s' if count != 1 else ''} on the bus" if count else "no NVIDIA GPU"
+        census = facts.gpu_census
+        count = census.count
+        if count:
+            where = census.shown_by[0] if census.shown_by else "the evidence"
+            where = "on the bus" if where == "the PCI bus" else f"(shown by {where})"
+            return f"{count} NVIDIA GPU{'s' if count != 1 else ''} {where}"
+        return f"an NVIDIA GPU ({census.implied_by})" if census.implied_by else "no NVIDIA GPU"
     distinct = sorted(set(names))
     if len(distinct) == 1:
         return f"{len(names)}× {distinct[0]}" if len(names) > 1 else distinct[0]
@@ -187,9 +208,21 @@ def probe_status_outcome(framework: str, fw: FrameworkFacts) -> Outcome | None:
     # import_error
     error = run.error or last_line or "unknown error"
     message = f"`import {module}` fails in {where}: {error[:300]}"
-    return Outcome(
-        message, [Finding(Severity.PROBLEM, message, import_error_fix(framework, fw, error), evidence)], data
-    )
+    fix = import_error_fix(framework, fw, error)
+    return Outcome(message, [Finding(Severity.PROBLEM, message, fix, evidence, cause=import_error_cause(error))], data)
+
+
+def _shadowed(error: str) -> bool:
+    return "__nvJitLink" in error or "libnvJitLink" in error or ("undefined symbol" in error and "/nvidia/" in error)
+
+
+def import_error_cause(error: str) -> str:
+    """The causes-table id an import error names: a shadowed or a missing CUDA library; "" for anything else."""
+    if _shadowed(error):
+        return "ld-library-path-conflict"
+    if "cannot open shared object file" in error:
+        return "cuda-libs-missing"
+    return ""
 
 
 def _python(python: PythonTarget | None) -> str:
@@ -199,7 +232,7 @@ def _python(python: PythonTarget | None) -> str:
 
 def import_error_fix(framework: str, fw: FrameworkFacts, error: str) -> Fix:
     module = MODULES[framework]
-    if "__nvJitLink" in error or "libnvJitLink" in error or ("undefined symbol" in error and "/nvidia/" in error):
+    if _shadowed(error):
         return shadowing_fix(fw)
     if "cannot open shared object file" in error:
         return Fix(

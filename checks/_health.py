@@ -84,6 +84,7 @@ def ecc_findings(gpu: GpuHealth) -> list[Finding]:
                 "since the driver loaded — drain and reset it",
                 reset_fix(gpu),
                 EVIDENCE,
+                cause="gpu-hardware-error",
             )
         )
     elif counts.aggregate_uncorrected:
@@ -94,6 +95,7 @@ def ecc_findings(gpu: GpuHealth) -> list[Finding]:
                 "in its lifetime (none since the driver loaded); watch for more",
                 None,
                 EVIDENCE,
+                cause="gpu-hardware-error",
             )
         )
     if gpu.ecc_enabled is not None and gpu.ecc_pending is not None and gpu.ecc_enabled != gpu.ecc_pending:
@@ -156,7 +158,13 @@ def memory_findings(gpu: GpuHealth) -> list[Finding]:
     name = label(gpu)
     if gpu.remapped_rows_failure:
         found.append(
-            Finding(Severity.PROBLEM, f"{name}: a row remap failed — no spare rows left", _rma_fix(gpu), EVIDENCE)
+            Finding(
+                Severity.PROBLEM,
+                f"{name}: a row remap failed — no spare rows left",
+                _rma_fix(gpu),
+                EVIDENCE,
+                cause="gpu-hardware-error",
+            )
         )
     if gpu.remapped_rows_pending:
         found.append(
@@ -166,6 +174,7 @@ def memory_findings(gpu: GpuHealth) -> list[Finding]:
                 "reset, until then the faulty row is in use",
                 reset_fix(gpu),
                 EVIDENCE,
+                cause="gpu-hardware-error",
             )
         )
     if gpu.retired_pages_pending:
@@ -175,6 +184,7 @@ def memory_findings(gpu: GpuHealth) -> list[Finding]:
                 f"{name}: page retirement pending; it takes effect at the next GPU reset or reboot",
                 reset_fix(gpu),
                 EVIDENCE,
+                cause="gpu-hardware-error",
             )
         )
     retired = (gpu.retired_pages_sbe or 0) + (gpu.retired_pages_dbe or 0)
@@ -186,6 +196,7 @@ def memory_findings(gpu: GpuHealth) -> list[Finding]:
                 f"{name}: {retired} retired pages, at or past the limit of {limit}",
                 _rma_fix(gpu),
                 EVIDENCE,
+                cause="gpu-hardware-error",
             )
         )
     elif retired:
@@ -226,6 +237,7 @@ def clock_findings(gpu: GpuHealth) -> list[Finding]:
                     (f"nvidia-smi -i {_index(gpu)} -q -d PERFORMANCE,TEMPERATURE,POWER",),
                 ),
                 EVIDENCE,
+                cause="gpu-thermal-power",
             )
         )
     if "sw_power_cap" in gpu.clock_reasons_active:
@@ -241,6 +253,7 @@ def clock_findings(gpu: GpuHealth) -> list[Finding]:
                     f"{name}: {gpu.temperature_c} °C, at or above its slowdown threshold of {gpu.slowdown_temp_c} °C",
                     None,
                     EVIDENCE,
+                    cause="gpu-thermal-power",
                 )
             )
         elif margin <= temperature_margin_c():
@@ -251,6 +264,7 @@ def clock_findings(gpu: GpuHealth) -> list[Finding]:
                     f"slowdown threshold ({gpu.slowdown_temp_c} °C)",
                     None,
                     EVIDENCE,
+                    cause="gpu-thermal-power",
                 )
             )
     return found
@@ -281,4 +295,22 @@ def xid_finding(code: int, pci: str, events: list[XidEvent]) -> Finding:
         f"Xid {code}{where}{times}: {info.meaning}{said}",
         Fix(info.action, commands, needs_root=any(c.startswith("sudo") for c in commands)),
         (Ev.KERNEL_LOG,),
+        cause=xid_cause(code, info.category) if severity is not Severity.INFO else "",
     )
+
+
+# An Xid's category in the knowledge base -> the root cause it names (application and driver Xids name none:
+# the program's own fault, or a driver state whose cause the Xid alone does not tell).
+_XID_CATEGORY_CAUSES = {
+    "memory": "gpu-hardware-error",
+    "hardware": "gpu-hardware-error",
+    "thermal": "gpu-thermal-power",
+    "power": "gpu-thermal-power",
+}
+
+
+def xid_cause(code: int, category: str) -> str:
+    """The causes-table id an Xid names ("" when it names none with certainty)."""
+    if code == 79:  # fallen off the bus
+        return "gpu-fallen-off-bus"
+    return _XID_CATEGORY_CAUSES.get(category, "")

@@ -49,7 +49,7 @@ def idle(facts: Facts, gpu: TopoGpu) -> bool | None:
 
 
 def _bus(gpu: TopoGpu) -> str:
-    from gpudoctor.facts.facts import UNPLACED_LSPCI_BLOCK
+    from gpudoctor.facts.lspci import UNPLACED_LSPCI_BLOCK
 
     return gpu.bus_id if gpu.bus_id and gpu.bus_id != UNPLACED_LSPCI_BLOCK else "<bus id>"
 
@@ -65,7 +65,16 @@ def link_findings(gpu: TopoGpu, idle_now: bool | None) -> list[Finding]:
         needs_root=True,
     )
     if link.width_current == 0:
-        found.append(Finding(Severity.PROBLEM, f"{name}: its PCIe link is down (width 0)", reseat, (Ev.PCI_DEVICES,)))
+        found.append(
+            Finding(
+                Severity.PROBLEM,
+                f"{name}: its PCIe link is down (width 0)",
+                reseat,
+                (Ev.PCI_DEVICES,),
+                cause="pcie-link-degraded",
+                other_causes=("gpu-not-on-bus",),
+            )
+        )
         return found
     if lanes_below_best(link.width_current, link.width_max):
         found.append(
@@ -77,6 +86,7 @@ def link_findings(gpu: TopoGpu, idle_now: bool | None) -> list[Finding]:
                 "instances, looks the same)",
                 reseat,
                 (link.source or Ev.PCI_DEVICES,),
+                cause="pcie-link-degraded",
             )
         )
     if gen_below_best(link.gen_current, link.gen_max):
@@ -100,6 +110,7 @@ def link_findings(gpu: TopoGpu, idle_now: bool | None) -> list[Finding]:
                     f"{name}: PCIe {now} under load, the link can do {best} — trained down: {cost}",
                     reseat,
                     (link.source or Ev.PCI_DEVICES,),
+                    cause="pcie-link-degraded",
                 )
             )
         else:
@@ -111,6 +122,7 @@ def link_findings(gpu: TopoGpu, idle_now: bool | None) -> list[Finding]:
                     "measures the link under load",
                     reseat,
                     (link.source or Ev.PCI_DEVICES,),
+                    cause="pcie-link-degraded",
                 )
             )
     spec = kb.gpu_spec_for_name(gpu.name) if gpu.name else None
@@ -191,6 +203,7 @@ def p2p_findings(facts: Facts, topo: MachineTopology) -> list[Finding]:
                 "NCCL and cudaMemcpyPeer go through host memory, and ACS-blocked P2P can hang NCCL",
                 fix,
                 (Ev.NVIDIA_SMI_P2P, Ev.NVML),
+                cause="p2p-blocked",
             )
         )
     return found

@@ -50,6 +50,7 @@ def sources_answered(facts: Facts, ctx: CheckContext) -> Outcome:
                 if driver
                 else None,
                 (item.name, MANIFEST),
+                cause="gpu-in-use-or-hung" if driver else "",
             )
         )
     for item in crashed:

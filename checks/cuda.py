@@ -9,9 +9,24 @@ from gpudoctor.api import CheckContext, Finding, Fix, Severity, check, not_appli
 from gpudoctor.evidence.keys import EvidenceKey as Ev
 from gpudoctor.facts.cuda_toolkit import CudaToolkit
 from gpudoctor.facts.facts import Facts
+from gpudoctor.facts.predicates import comparable_driver, driver_runs_cuda_release
 from gpudoctor.facts.predicates import cuda_major_minor as _major_minor
-from gpudoctor.facts.predicates import driver_runs_cuda_release
 from gpudoctor.results import Outcome
+
+
+def _toolkits_looked_for(facts: Facts) -> bool:
+    """The machine was searched for toolkits (the directory scan or nvcc on PATH), or a report named one."""
+    return facts.collected(Ev.CUDA_TOOLKITS) or facts.collected(Ev.NVCC) or facts.nvcc is not None
+
+
+def _nvcc_where(facts: Facts) -> str:
+    return "nvcc on PATH" if facts.collected(Ev.NVCC) else "the nvcc the collect_env report found"
+
+
+def _driver_state_known(facts: Facts) -> bool:
+    """Something said whether a driver is there: the kernel module's files, NVML, nvidia-smi or a report."""
+    keys = (Ev.PROC_DRIVER_VERSION, Ev.PROC_MODULES, Ev.NVML, Ev.NVIDIA_SMI, Ev.NVIDIA_SMI_XML)
+    return any(facts.collected(key) for key in keys) or bool(facts.driver.userspace_version)
 
 
 def _toolkits(facts: Facts) -> list[CudaToolkit]:
@@ -35,8 +50,8 @@ def toolkits_installed(facts: Facts, ctx: CheckContext) -> Outcome:
     """
     toolkits = facts.toolkits
     nvcc = facts.nvcc
-    if not facts.collected(Ev.CUDA_TOOLKITS) and not facts.collected(Ev.NVCC):
-        return not_applicable("toolkits not collected")
+    if not _toolkits_looked_for(facts):
+        return not_applicable("toolkits not collected (`nvcc --version` and `ls -d /usr/local/cuda*` show them)")
     data = {
         "toolkits": [
             {
@@ -60,7 +75,7 @@ def toolkits_installed(facts: Facts, ctx: CheckContext) -> Outcome:
     listing = ", ".join(f"{t.version or 'unknown version'} at {t.realpath}" for t in toolkits)
     summary = f"{len(toolkits)} toolkit{'s' if len(toolkits) != 1 else ''}: {listing}" if toolkits else ""
     if nvcc and nvcc.release:
-        summary = (summary + "; " if summary else "") + f"nvcc on PATH is {nvcc.version or nvcc.release}"
+        summary = (summary + "; " if summary else "") + f"{_nvcc_where(facts)} is {nvcc.version or nvcc.release}"
         versions = {_major_minor(t.version) for t in toolkits if t.version}
         link = facts.toolkit_links.get("/usr/local/cuda")
         if link:
@@ -73,6 +88,7 @@ def toolkits_installed(facts: Facts, ctx: CheckContext) -> Outcome:
                         f"points at CUDA {_major_minor(linked.version)} ({link})",
                         Fix("Put the toolkit you mean first on PATH.", (f"export PATH={link}/bin:$PATH",)),
                         (Ev.NVCC, Ev.CUDA_TOOLKITS),
+                        cause="cuda-toolkit-mismatch",
                     )
                 )
         if versions and nvcc.release not in versions and not findings:
@@ -99,6 +115,7 @@ def toolkits_installed(facts: Facts, ctx: CheckContext) -> Outcome:
                     f"CUDA_HOME/CUDA_PATH is {cuda_home}, which is not an installed toolkit",
                     Fix("Point it at an installed toolkit.", (f"export CUDA_HOME={toolkits[0].realpath}",)),
                     (Ev.ENV, Ev.CUDA_TOOLKITS),
+                    cause="cuda-toolkit-missing",
                 )
             )
     return Outcome(summary or "toolkit found", findings, data)
@@ -110,6 +127,8 @@ def toolkit_vs_driver(facts: Facts, ctx: CheckContext) -> Outcome:
     programs built with it: natively (the driver is at least the toolkit's release driver), through
     minor-version compatibility (same CUDA major, driver above that major's floor: CUDA 11.x ≥ 450.80.02,
     12.x ≥ 525.60.13, 13.x ≥ 580.65.06), or not at all.
+
+    A pasted collect_env report's "CUDA runtime version" is the nvcc it found, and is judged the same way.
 
     Why it matters: a toolkit newer than the driver compiles fine and then fails at run time with "CUDA
     driver version is insufficient for CUDA runtime version" (cudaError 35). Under minor-version
@@ -124,10 +143,19 @@ def toolkit_vs_driver(facts: Facts, ctx: CheckContext) -> Outcome:
         if toolkit.version:
             versions.setdefault(toolkit.version, toolkit.realpath)
     if facts.nvcc and facts.nvcc.version and not any(v.startswith(facts.nvcc.release or "#") for v in versions):
-        versions.setdefault(facts.nvcc.version, "nvcc on PATH")
+        versions.setdefault(facts.nvcc.version, _nvcc_where(facts))
     if not versions:
+        if not _toolkits_looked_for(facts):
+            return not_applicable("which CUDA toolkits are installed is not known (toolkits not collected)")
         return not_applicable("no CUDA toolkit installed")
     driver_version = driver.kernel_version or driver.userspace_version
+    if not driver_version and not _driver_state_known(facts):
+        described = ", ".join(f"CUDA {v} ({where})" for v, where in versions.items())
+        return not_applicable(
+            f"{described}; the NVIDIA driver is not known, so whether it runs them is not known "
+            "(`nvidia-smi` shows the driver and the CUDA version it supports)",
+            {"toolkits": list(versions), "driver": None},
+        )
     if not driver_version or (not driver.kernel_module_loaded and not facts.container.wsl):
         described = ", ".join(f"CUDA {v} ({where})" for v, where in versions.items())
         needs = []
@@ -145,6 +173,12 @@ def toolkit_vs_driver(facts: Facts, ctx: CheckContext) -> Outcome:
             f"{described} installed, but no NVIDIA driver is loaded: CUDA programs can be "
             f"compiled here but not run" + (f" ({words})" if words else ""),
             {"toolkits": list(versions), "driver": None},
+        )
+    if not comparable_driver(driver_version):
+        return not_applicable(
+            f"driver version {driver_version} is not an NVIDIA display-driver release (macOS's CUDA driver, or "
+            "Jetson's L4T): the toolkits cannot be compared with it",
+            {"toolkits": list(versions), "driver": driver_version},
         )
     findings = []
     verdicts = {}
@@ -166,6 +200,7 @@ def toolkit_vs_driver(facts: Facts, ctx: CheckContext) -> Outcome:
                         needs_root=True,
                     ),
                     (Ev.CUDA_TOOLKITS, Ev.NVIDIA_SMI, Ev.NVML),
+                    cause="driver-too-old",
                 )
             )
         elif verdict.status == "minor_version_compat":
@@ -177,6 +212,7 @@ def toolkit_vs_driver(facts: Facts, ctx: CheckContext) -> Outcome:
                     "programs that ship only PTX from this toolkit fail to JIT-compile",
                     Fix(f"Upgrade the driver to ≥ {verdict.needs_driver} for full support.", needs_root=True),
                     (Ev.CUDA_TOOLKITS,),
+                    cause="driver-too-old",
                 )
             )
     data = {"driver": driver_version, "cuda_driver_max": driver.cuda_max, "verdicts": verdicts}

@@ -23,7 +23,7 @@ def cudnn_installed(facts: Facts, ctx: CheckContext) -> Outcome:
     NVIDIA's `cudnn9-cuda-12` packages) and remove stale copies from the loader path.
     """
     if not facts.collected(Ev.CUDNN) and not facts.collected(Ev.LDCONFIG):
-        return not_applicable("cuDNN not collected")
+        return not_applicable("cuDNN not collected (`ldconfig -p | grep libcudnn` shows it)")
     installs = facts.cudnn
     if not installs:
         return not_applicable(
@@ -55,6 +55,7 @@ def cudnn_installed(facts: Facts, ctx: CheckContext) -> Outcome:
                     f"libcudnn.so.{install.major} library: builds will link but not run",
                     None,
                     (Ev.CUDNN,),
+                    cause="cudnn-missing",
                 )
             )
     return Outcome(described, findings, data)

@@ -23,7 +23,7 @@ def device_nodes(facts: Facts, ctx: CheckContext) -> Outcome:
     """
     nodes = facts.device_nodes
     if not nodes.collected:
-        return not_applicable("device nodes not collected")
+        return not_applicable("device nodes not collected (`ls -l /dev/nvidia*` shows them)")
     if facts.container.wsl:
         dxg = nodes.nodes.get("/dev/dxg")
         if dxg:
@@ -32,6 +32,9 @@ def device_nodes(facts: Facts, ctx: CheckContext) -> Outcome:
     present = sorted(nodes.nodes)
     data = {"nodes": present}
     if not facts.driver.kernel_module_loaded:
+        if not (facts.collected(Ev.PROC_DRIVER_VERSION) or facts.collected(Ev.PROC_MODULES)):
+            listing = f": {', '.join(present)}" if present else ": none"
+            return not_applicable(f"whether the kernel module is loaded is not known; nodes present{listing}", data)
         if present:
             return not_applicable(f"kernel module not loaded; stale nodes present: {', '.join(present)}", data)
         return not_applicable("kernel module not loaded", data)
@@ -45,7 +48,11 @@ def device_nodes(facts: Facts, ctx: CheckContext) -> Outcome:
         if required not in nodes.nodes:
             findings.append(
                 Finding(
-                    Severity.PROBLEM, f"{required} is missing: CUDA cannot initialise", root_fix, (Ev.DEVICE_NODES,)
+                    Severity.PROBLEM,
+                    f"{required} is missing: CUDA cannot initialise",
+                    root_fix,
+                    (Ev.DEVICE_NODES,),
+                    cause="nvidia-uvm-not-loaded" if required == "/dev/nvidia-uvm" else "",
                 )
             )
     gpu_count = len(facts.gpus)
@@ -71,6 +78,7 @@ def device_nodes(facts: Facts, ctx: CheckContext) -> Outcome:
                     needs_root=True,
                 ),
                 (Ev.DEVICE_NODES,),
+                cause="nvml-no-permission",
             )
         )
     if not findings:

@@ -10,12 +10,17 @@ from gpudoctor_checks import _driver_init, _fixes
 
 
 def _gpu_expected(facts: Facts) -> bool | None:
-    """True when the bus shows an NVIDIA GPU, False when it shows none, None when unknown."""
+    """True when the evidence shows an NVIDIA GPU, False when a PCI scan shows none, None when unknown."""
     if facts.container.wsl:
         return None
-    if facts.pci_gpus:
+    census = facts.gpu_census
+    if census.present:
         return True
-    return False if facts.pci_scan_available else None
+    return False if census.none_on_bus else None
+
+
+def _module_state_collected(facts: Facts) -> bool:
+    return facts.collected(Ev.PROC_DRIVER_VERSION) or facts.collected(Ev.PROC_MODULES)
 
 
 def _userspace_words(facts: Facts) -> str:
@@ -60,8 +65,12 @@ def kernel_module_loaded(facts: Facts, ctx: CheckContext) -> Outcome:
                 "loaded (often after a kernel upgrade the module was not rebuilt for)",
                 _fixes.load_kernel_module(),
                 [Ev.NVIDIA_SMI],
+                cause="driver-not-loaded",
             )
-        return not_applicable("kernel module state not collected")
+        return not_applicable(
+            "whether the kernel module is loaded is not known: /proc/driver/nvidia/version and /proc/modules were "
+            "not collected (`cat /proc/driver/nvidia/version` settles it)"
+        )
     installed = bool(
         driver.userspace_version
         or driver.library_versions
@@ -88,6 +97,7 @@ def kernel_module_loaded(facts: Facts, ctx: CheckContext) -> Outcome:
             ),
             [Ev.KERNEL_LOG],
             data,
+            cause="secure-boot-unsigned-module",
         )
     if installed:
         return problem(
@@ -96,12 +106,21 @@ def kernel_module_loaded(facts: Facts, ctx: CheckContext) -> Outcome:
             _fixes.load_kernel_module(),
             [Ev.PROC_DRIVER_VERSION, Ev.PROC_MODULES, Ev.NVIDIA_SMI],
             data,
+            cause="driver-not-loaded",
+        )
+    if expected is None:
+        # Neither a GPU nor the absence of one is shown: a machine without a GPU has no module either.
+        return not_applicable(
+            "not loaded, and no driver installed; whether this machine has an NVIDIA GPU is not known "
+            "(`lspci -nn | grep -i nvidia` settles it)",
+            data,
         )
     return problem(
         "no NVIDIA driver installed: the GPU on the bus cannot be used",
         _fixes.install_driver(facts.os_release),
         [Ev.PROC_MODULES, Ev.PCI_DEVICES],
         data,
+        cause="driver-not-installed",
     )
 
 
@@ -145,6 +164,12 @@ def versions_match(facts: Facts, ctx: CheckContext) -> Outcome:
             _fixes.reboot_for_mismatch(),
             evidence,
             {"kernel": kernel_words, "userspace": user},
+            cause="driver-library-mismatch",
+        )
+    if not kernel and not _module_state_collected(facts):
+        return not_applicable(
+            "the loaded kernel module's version is not known: /proc/driver/nvidia/version was not collected "
+            "(`cat /proc/driver/nvidia/version` settles it)"
         )
     if not kernel:
         return not_applicable("no kernel module loaded to compare with")
@@ -177,9 +202,13 @@ def nouveau(facts: Facts, ctx: CheckContext) -> Outcome:
             f"nouveau is loaded{where}: the NVIDIA driver cannot use the GPU",
             _fixes.blacklist_nouveau(facts.os_release),
             tuple(n for n, hit in ((Ev.PCI_DEVICES, bool(bound)), (Ev.KERNEL_LOG, took_gpu)) if hit),
+            cause="nouveau-bound",
         )
     if loaded is None:
-        return not_applicable("the list of loaded kernel modules (/proc/modules) is not available")
+        return not_applicable(
+            "whether nouveau is loaded is not known: /proc/modules was not collected (`lsmod | grep nouveau` "
+            "settles it)"
+        )
     if "nouveau" in loaded:
         return Outcome(
             "nouveau is loaded but owns no NVIDIA GPU",
@@ -224,10 +253,22 @@ def userspace_installed(facts: Facts, ctx: CheckContext) -> Outcome:
             missing.append("libnvidia-ml.so not found in the usual library directories")
         version = driver.userspace_version or "version unknown"
         summary = _userspace_words(facts) if driver.userspace_version else f"{_userspace_words(facts)} — {version}"
-        findings = [Finding(Severity.WARNING, m, None, (Ev.NVIDIA_SMI, Ev.DRIVER_LIBRARIES)) for m in missing]
+        findings = [
+            Finding(
+                Severity.WARNING,
+                m,
+                None,
+                (Ev.NVIDIA_SMI, Ev.DRIVER_LIBRARIES),
+                cause="nvml-library-missing" if "libnvidia-ml" in m else "",
+            )
+            for m in missing
+        ]
         return Outcome(summary, findings, data)
     if not facts.collected(Ev.NVIDIA_SMI) and not facts.collected(Ev.DRIVER_LIBRARIES):
-        return not_applicable("driver user space not collected")
+        return not_applicable(
+            "whether the driver's user space is installed is not known: nvidia-smi and the driver libraries were "
+            "not collected (`nvidia-smi` settles it)"
+        )
     if _gpu_expected(facts) is False:
         return not_applicable("not installed (no NVIDIA GPU on the bus)", data=data)
     if facts.container.in_container:
@@ -245,12 +286,14 @@ def userspace_installed(facts: Facts, ctx: CheckContext) -> Outcome:
             ),
             [Ev.NVIDIA_SMI, Ev.DRIVER_LIBRARIES],
             data,
+            cause="container-no-gpu-flag",
         )
     return problem(
         "nvidia-smi and libnvidia-ml are not installed",
         _fixes.install_driver(facts.os_release),
         [Ev.NVIDIA_SMI, Ev.DRIVER_LIBRARIES],
         data,
+        cause="driver-not-installed",
     )
 
 
@@ -297,6 +340,7 @@ def gpu_initialised(facts: Facts, ctx: CheckContext) -> Outcome:
                 message,
                 _driver_init.legacy_driver_fix(log.legacy_branch_required, facts.os_release),
                 evidence,
+                cause="driver-unsupported-gpu",
             )
         )
     if log.gsp_unsupported:
@@ -305,17 +349,17 @@ def gpu_initialised(facts: Facts, ctx: CheckContext) -> Outcome:
             "nvidia-open needs, so the GPU stays unused (kernel log)"
         )
         fix = _driver_init.proprietary_module_fix(facts.driver.kernel_version, facts.os_release)
-        findings.append(Finding(Severity.PROBLEM, message, fix, evidence))
+        findings.append(Finding(Severity.PROBLEM, message, fix, evidence, cause="open-module-unsupported-gpu"))
     if log.rm_init_failed:
         message = "a GPU failed to initialise (RmInitAdapter failed, kernel log): it is not usable until it does"
-        findings.append(Finding(Severity.PROBLEM, message, _driver_init.init_failure_fix(log.xid_events), evidence))
+        fix = _driver_init.init_failure_fix(log.xid_events)
+        findings.append(Finding(Severity.PROBLEM, message, fix, evidence, cause="gpu-init-failed"))
     if findings:
         summary = findings[0].message + (f" (+{len(findings) - 1} more)" if len(findings) > 1 else "")
         return Outcome(summary, findings, data)
     if _gpu_expected(facts) is False:
         return not_applicable("no NVIDIA GPU on the bus for the driver to initialise", data)
-    module_state_known = facts.collected(Ev.PROC_DRIVER_VERSION) or facts.collected(Ev.PROC_MODULES)
-    if module_state_known and not facts.driver.kernel_module_loaded:
+    if _module_state_collected(facts) and not facts.driver.kernel_module_loaded:
         return not_applicable("the kernel module is not loaded (see DRV001): no GPU was initialised", data)
     if not facts.kernel_log_readable:
         # Not known is not fine: a kernel log that was not collected or could not be read says nothing.

@@ -38,7 +38,7 @@ def visible_devices(facts: Facts, ctx: CheckContext) -> Outcome:
     if raw is None:
         if gpus:
             return ok(f"not set: all {len(gpus)} GPU(s) visible to CUDA")
-        return not_applicable("not set")
+        return not_applicable("not set (no GPU list to compare with)")
     unset = Fix(
         "Unset it, or export the GPUs you mean before starting the program.",
         ("unset CUDA_VISIBLE_DEVICES", "export CUDA_VISIBLE_DEVICES=0  # for example"),
@@ -53,12 +53,17 @@ def visible_devices(facts: Facts, ctx: CheckContext) -> Outcome:
                     f"CUDA_VISIBLE_DEVICES={raw!r} hides every GPU: CUDA programs will run on the CPU or fail",
                     unset,
                     (Ev.ENV,),
+                    cause="cuda-visible-devices",
                 )
             ],
             data,
         )
     if not gpus:
-        return ok(f"set to {raw!r} (no GPU list to check it against)", data=data)
+        return not_applicable(
+            f"set to {raw!r}; whether it names existing GPUs is not known: no GPU list to check it against "
+            "(`nvidia-smi -L` prints it)",
+            data=data,
+        )
     resolved = resolve_visible_devices(raw, len(gpus), _known_uuids(facts))
     data.update({"visible": resolved.visible, "stopped_at": resolved.stopped_at})
     findings = []
@@ -70,6 +75,7 @@ def visible_devices(facts: Facts, ctx: CheckContext) -> Outcome:
                 "CUDA initialisation fails with a repeated device",
                 unset,
                 (Ev.ENV,),
+                cause="cuda-visible-devices",
             )
         )
     if resolved.stopped_at is not None:
@@ -82,6 +88,7 @@ def visible_devices(facts: Facts, ctx: CheckContext) -> Outcome:
                 f"it and every entry after it (visible: {kept})",
                 unset,
                 (Ev.ENV, Ev.NVML),
+                cause="cuda-visible-devices",
             )
         )
     mig_entries = [e for e in resolved.visible if e.upper().startswith("MIG-")]
@@ -92,6 +99,7 @@ def visible_devices(facts: Facts, ctx: CheckContext) -> Outcome:
                 "several MIG instances listed: one CUDA process can use only the first; run one process per instance",
                 None,
                 (Ev.ENV,),
+                cause="mig-misconfigured",
             )
         )
     summary = f"set to {raw!r}: CUDA sees {len(resolved.visible)} of {len(gpus)} GPU(s)"
@@ -165,6 +173,7 @@ def library_path(facts: Facts, ctx: CheckContext) -> Outcome:
                     f"PATH is CUDA {toolkit}: programs may load the other version's libraries",
                     Fix("Keep one CUDA version on LD_LIBRARY_PATH.", ("echo $LD_LIBRARY_PATH | tr ':' '\\n'",)),
                     (Ev.ENV, Ev.NVCC),
+                    cause="ld-library-path-conflict",
                 )
             )
     return Outcome(f"{len(entries)} entr{'y' if len(entries) == 1 else 'ies'}", findings, {"entries": entries})
@@ -193,6 +202,7 @@ def container_context(facts: Facts, ctx: CheckContext) -> Outcome:
                 "WSL1: CUDA needs WSL2",
                 Fix("Convert the distribution to WSL2 (in Windows PowerShell).", ("wsl --set-version <distro> 2",)),
                 [Ev.PROC_VERSION],
+                cause="wsl-driver-setup",
             )
         findings = []
         if not context.wsl_libcuda:
@@ -202,6 +212,7 @@ def container_context(facts: Facts, ctx: CheckContext) -> Outcome:
                     "WSL2 without /usr/lib/wsl/lib/libcuda.so.1: the Windows NVIDIA driver is missing or too old",
                     Fix("Install the current NVIDIA driver on Windows (not inside WSL), then `wsl --shutdown`."),
                     (Ev.CONTAINER,),
+                    cause="wsl-driver-setup",
                 )
             )
         linux_libs = list(facts.driver.library_versions)
@@ -216,6 +227,7 @@ def container_context(facts: Facts, ctx: CheckContext) -> Outcome:
                         needs_root=True,
                     ),
                     (Ev.DRIVER_LIBRARIES,),
+                    cause="wsl-driver-setup",
                 )
             )
         return Outcome("WSL2 with the Windows driver's CUDA", findings, {"wsl": 2})
@@ -232,6 +244,7 @@ def container_context(facts: Facts, ctx: CheckContext) -> Outcome:
                 f"NVIDIA_VISIBLE_DEVICES={visible!r}: the container was asked to see no GPU",
                 None,
                 (Ev.ENV,),
+                cause="container-no-gpu-flag",
             )
         )
     elif not has_nodes and facts.device_nodes.collected:
@@ -244,6 +257,7 @@ def container_context(facts: Facts, ctx: CheckContext) -> Outcome:
                     ("docker run --gpus all ...", "# Kubernetes: request nvidia.com/gpu in the pod's resources.limits"),
                 ),
                 (Ev.DEVICE_NODES,),
+                cause="container-no-gpu-flag",
             )
         )
     return Outcome(

@@ -151,6 +151,7 @@ def library_shadowing(facts: Facts, ctx: CheckContext) -> Outcome:
                     + " shadows the one its pip nvidia-* package brings",
                     shadowing_fix(fw),
                     evidence,
+                    cause="ld-library-path-conflict",
                 )
             )
         packages = {_family(d) for d in fw.nvidia_packages}
@@ -166,6 +167,7 @@ def library_shadowing(facts: Facts, ctx: CheckContext) -> Outcome:
                     f"package {wanted}-*: the system library wins the search",
                     shadowing_fix(fw),
                     evidence,
+                    cause="ld-library-path-conflict",
                 )
             )
     data = {"ld_library_path_cuda_dirs": system_dirs, "loaded": loaded}
@@ -201,7 +203,9 @@ def framework_visibility(facts: Facts, ctx: CheckContext) -> Outcome:
     """
     gpus = facts.gpus
     if not gpus:
-        return not_applicable("the driver lists no GPU to compare with")
+        if facts.gpu_census.driver_listed:
+            return not_applicable("the driver lists no GPU to compare with")
+        return not_applicable("the driver's GPU list was not collected, nothing to compare with (`nvidia-smi -L`)")
     counts = {}
     for name, fw in _frameworks(facts).items():
         count = _gpu_count(fw)

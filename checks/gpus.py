@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
-from gpudoctor.api import CheckContext, Finding, Fix, Severity, check, not_applicable
+from gpudoctor.api import CheckContext, Finding, Fix, Severity, check, not_applicable, problem, warning
 from gpudoctor.evidence.keys import EvidenceKey as Ev
 from gpudoctor.facts.facts import Facts
+from gpudoctor.facts.lspci import UNPLACED_LSPCI_BLOCK
 from gpudoctor.facts.model import GpuInfo
 from gpudoctor.results import Outcome, gpu_record
 
@@ -19,6 +20,9 @@ def inventory(facts: Facts, ctx: CheckContext) -> Outcome:
     compute capability and the highest CUDA version the driver supports; and that every NVIDIA GPU on
     the PCI bus is among them.
 
+    A driver that lists no GPU ("No devices were found") is a problem where another source shows one, and a
+    warning where nothing says whether one is on the bus.
+
     Why it matters: a GPU on the bus that the driver does not list is unusable (a failed initialisation,
     a GPU fallen off the bus, insufficient power, firmware settings such as Above-4G decoding / Resizable
     BAR). The compute capability decides which framework builds can run on it.
@@ -29,9 +33,13 @@ def inventory(facts: Facts, ctx: CheckContext) -> Outcome:
     gpus = facts.gpus
     driver = facts.driver
     records = [gpu_record(g, driver.cuda_max) for g in gpus]
-    data = {"gpus": records, "cuda_driver_max": driver.cuda_max, "cuda_driver_max_source": driver.cuda_max_source}
+    data: dict[str, object] = {
+        "gpus": records,
+        "cuda_driver_max": driver.cuda_max,
+        "cuda_driver_max_source": driver.cuda_max_source,
+    }
     if not gpus:
-        return not_applicable("the driver reports no GPU", data)
+        return _no_gpu_listed(facts, data)
     lines = []
     for gpu in gpus:
         capability = f"compute {gpu.compute_capability}" if gpu.compute_capability else "compute capability unknown"
@@ -39,7 +47,7 @@ def inventory(facts: Facts, ctx: CheckContext) -> Outcome:
     cuda = f"; driver supports CUDA ≤ {driver.cuda_max}" if driver.cuda_max else ""
     summary = f"{len(gpus)} GPU{'s' if len(gpus) != 1 else ''}: " + "; ".join(lines) + cuda
     findings = []
-    on_bus = {d.address for d in facts.pci_gpus}
+    on_bus = {d.address for d in facts.pci_gpus if d.address != UNPLACED_LSPCI_BLOCK}
     seen = {g.bus_id for g in gpus if g.bus_id}
     missing = sorted(on_bus - seen) if seen else []
     if missing:
@@ -54,6 +62,8 @@ def inventory(facts: Facts, ctx: CheckContext) -> Outcome:
                     needs_root=True,
                 ),
                 (Ev.PCI_DEVICES, Ev.NVML, Ev.NVIDIA_SMI_XML),
+                cause="gpu-init-failed" if facts.kernel_log.rm_init_failed else "driver-no-devices",
+                other_causes=("gpu-init-failed", "driver-unsupported-gpu", "gpu-fallen-off-bus"),
             )
         )
     if driver.cuda_max_source == "knowledge base":
@@ -73,6 +83,47 @@ def inventory(facts: Facts, ctx: CheckContext) -> Outcome:
                 )
             )
     return Outcome(summary, findings, data)
+
+
+def _no_gpu_listed(facts: Facts, data: dict[str, object]) -> Outcome:
+    """GPU001 when the driver's inventory lists no GPU: none listed, the list not collected, or GPUs only others see."""
+    census = facts.gpu_census
+    fix = Fix(
+        "Read the kernel log for the reason the driver skipped the GPU (RmInitAdapter, an unsupported GPU, "
+        "nouveau); reseat the card and check its power; enable Above 4G decoding / Resizable BAR in the BIOS.",
+        ("sudo dmesg | grep -E 'NVRM|Xid'", "lspci -nnk -d 10de:"),
+        needs_root=True,
+    )
+    if census.driver_listed:
+        evidence = (Ev.NVML, Ev.NVIDIA_SMI, Ev.NVIDIA_SMI_XML)
+        message = 'the driver is loaded but lists no GPU (nvidia-smi: "No devices were found")'
+        if census.none_on_bus:
+            return not_applicable("the driver reports no GPU, and there is none on the PCI bus", data)
+        if census.count:
+            seen = ", ".join(census.shown_by)
+            return problem(
+                f"{message}, though {seen} shows {census.count}",
+                fix,
+                evidence,
+                data,
+                cause="gpu-init-failed" if facts.kernel_log.rm_init_failed else "driver-no-devices",
+            )
+        return warning(
+            f"{message}; whether a GPU is on the PCI bus is not known (`lspci -nn | grep -i nvidia` settles it)",
+            fix,
+            evidence,
+            data,
+            cause="driver-no-devices",
+        )
+    if census.count:
+        return not_applicable(
+            f"the driver's GPU list was not collected (`nvidia-smi -L` prints it); {', '.join(census.shown_by)} "
+            f"shows {census.count} GPU{'s' if census.count != 1 else ''}",
+            data,
+        )
+    if census.none_on_bus:
+        return not_applicable("no GPU: none on the PCI bus", data)
+    return not_applicable("the driver's GPU list was not collected (`nvidia-smi -L` prints it)", data)
 
 
 @check("GPU002", area="gpus", title="Compute mode allows CUDA programs")
@@ -104,6 +155,7 @@ def compute_mode(facts: Facts, ctx: CheckContext) -> Outcome:
                     f"GPU {gpu.index} is in Prohibited compute mode: no CUDA program may use it",
                     fix,
                     (Ev.NVML, Ev.NVIDIA_SMI_XML),
+                    cause="compute-mode-exclusive",
                 )
             )
         elif mode.lower().startswith("exclusive"):
@@ -117,6 +169,7 @@ def compute_mode(facts: Facts, ctx: CheckContext) -> Outcome:
                         "busy or unavailable'",
                         fix,
                         (Ev.NVML, Ev.NVIDIA_SMI_XML),
+                        cause="compute-mode-exclusive",
                     )
                 )
             else:
@@ -128,6 +181,7 @@ def compute_mode(facts: Facts, ctx: CheckContext) -> Outcome:
                         "unavailable'",
                         fix,
                         (Ev.NVML, Ev.NVIDIA_SMI_XML),
+                        cause="compute-mode-exclusive",
                     )
                 )
     modes = sorted({g.compute_mode for g in gpus if g.compute_mode})
@@ -202,6 +256,7 @@ def mig_mode(facts: Facts, ctx: CheckContext) -> Outcome:
                         needs_root=True,
                     ),
                     (Ev.NVML, Ev.NVIDIA_SMI_XML),
+                    cause="mig-misconfigured",
                 )
             )
             continue

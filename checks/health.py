@@ -12,6 +12,7 @@ from gpudoctor.api import CheckContext, Finding, Fix, Severity, check, judged, n
 from gpudoctor.evidence.keys import EvidenceKey as Ev
 from gpudoctor.facts.facts import Facts
 from gpudoctor.facts.kernel_log import XidEvent
+from gpudoctor.facts.sources_state import Why
 from gpudoctor.results import Outcome
 from gpudoctor_checks import _health as h
 
@@ -33,7 +34,7 @@ def gpu_answers(facts: Facts, ctx: CheckContext) -> Outcome:
     log = facts.kernel_log
     fell_off = log.fallen_off_bus or any(event.code == 79 for event in log.xid_events)
     if not health and not fell_off:
-        return not_applicable("no GPU health reported")
+        return not_applicable(_not_reported(facts, "no GPU health reported", "whether every GPU answers is"))
     findings: list[Finding] = []
     for gpu in health:
         label = h.label(gpu)
@@ -44,12 +45,17 @@ def gpu_answers(facts: Facts, ctx: CheckContext) -> Outcome:
                     f"{label} is lost: {gpu.lost_detail or 'the driver cannot reach it'}",
                     h.reboot_fix(gpu),
                     h.EVIDENCE,
+                    cause="gpu-fallen-off-bus",
                 )
             )
         elif gpu.reset_required:
             findings.append(
                 Finding(
-                    Severity.PROBLEM, f"{label} needs a reset before it can be used again", h.reset_fix(gpu), h.EVIDENCE
+                    Severity.PROBLEM,
+                    f"{label} needs a reset before it can be used again",
+                    h.reset_fix(gpu),
+                    h.EVIDENCE,
+                    cause="gpu-hardware-error",
                 )
             )
         elif gpu.drain_and_reset_recommended:
@@ -59,6 +65,7 @@ def gpu_answers(facts: Facts, ctx: CheckContext) -> Outcome:
                     f"{label}: the driver recommends draining its work and resetting it",
                     h.reset_fix(gpu),
                     h.EVIDENCE,
+                    cause="gpu-hardware-error",
                 )
             )
     if fell_off:
@@ -71,6 +78,7 @@ def gpu_answers(facts: Facts, ctx: CheckContext) -> Outcome:
                 + " since boot",
                 h.reboot_fix(None),
                 (Ev.KERNEL_LOG,),
+                cause="gpu-fallen-off-bus",
             )
         )
     data = {
@@ -82,6 +90,18 @@ def gpu_answers(facts: Facts, ctx: CheckContext) -> Outcome:
     if findings:
         return Outcome(findings[0].message, findings, data)
     return ok(f"{len(health)} GPU(s) answer", data)
+
+
+# The sources of per-GPU health: NVML, then nvidia-smi's full query (XML or text).
+_HEALTH_SOURCES = (Ev.NVML, Ev.NVIDIA_SMI_XML)
+
+
+def _not_reported(facts: Facts, reported: str, what: str) -> str:
+    """Why a health signal is missing: ``reported`` when a source that would show it answered (the GPUs do not
+    report it), else that ``what`` is not known because nothing that would show it was collected."""
+    if any(facts.source(key).answered for key in _HEALTH_SOURCES):
+        return reported
+    return f"{what} not known: neither NVML nor `nvidia-smi -q` was collected (`nvidia-smi -q` shows it)"
 
 
 @check("HEALTH002", area="health", title="Persistence mode on datacenter GPUs")
@@ -98,7 +118,9 @@ def persistence(facts: Facts, ctx: CheckContext) -> Outcome:
     """
     health = [g for g in facts.gpu_health if g.persistence_mode is not None]
     if not health:
-        return not_applicable("persistence mode not reported (Windows, or not collected)")
+        return not_applicable(
+            _not_reported(facts, "persistence mode not reported (Windows, or not collected)", "persistence mode")
+        )
     datacenter = [g for g in health if h.datacenter(g)]
     off = [g for g in datacenter if g.persistence_mode is False]
     data = {
@@ -147,7 +169,7 @@ def ecc(facts: Facts, ctx: CheckContext) -> Outcome:
     """
     health = [g for g in facts.gpu_health if g.ecc_enabled is not None or h.ecc_counts_known(g)]
     if not health:
-        return not_applicable("ECC not supported or not reported on these GPUs")
+        return not_applicable(_not_reported(facts, "ECC not supported or not reported on these GPUs", "ECC state"))
     findings = []
     for gpu in health:
         findings += h.ecc_findings(gpu)
@@ -172,7 +194,13 @@ def memory_repairs(facts: Facts, ctx: CheckContext) -> Outcome:
     """
     health = [g for g in facts.gpu_health if h.memory_repair_known(g)]
     if not health:
-        return not_applicable("page retirement and row remapping not reported (not supported on these GPUs)")
+        return not_applicable(
+            _not_reported(
+                facts,
+                "page retirement and row remapping not reported (not supported on these GPUs)",
+                "page retirement and row remapping",
+            )
+        )
     findings = []
     for gpu in health:
         findings += h.memory_findings(gpu)
@@ -203,7 +231,7 @@ def inforom(facts: Facts, ctx: CheckContext) -> Outcome:
     """
     health = [g for g in facts.gpu_health if g.inforom_valid is not None]
     if not health:
-        return not_applicable("InfoROM validity not reported (needs NVML)")
+        return not_applicable(_not_reported(facts, "InfoROM validity not reported (needs NVML)", "InfoROM validity"))
     bad = [g for g in health if g.inforom_valid is False]
     data = {
         str(g.index): {"valid": g.inforom_valid, "error": g.inforom_error, "image": g.inforom_image} for g in health
@@ -222,6 +250,7 @@ def inforom(facts: Facts, ctx: CheckContext) -> Outcome:
                         needs_root=True,
                     ),
                     (Ev.NVML,),
+                    cause="gpu-hardware-error",
                 )
                 for g in bad
             ],
@@ -247,7 +276,9 @@ def clocks(facts: Facts, ctx: CheckContext) -> Outcome:
     health = [g for g in facts.gpu_health if g.clock_reasons_active or g.temperature_c is not None]
     states = {s.bus_id: s for s in facts.gpu_states if s.bus_id}
     if not health and not states:
-        return not_applicable("no clock reasons or temperatures reported")
+        return not_applicable(
+            _not_reported(facts, "no clock reasons or temperatures reported", "clock reasons and temperatures")
+        )
     findings = []
     for gpu in health:
         findings += h.clock_findings(gpu)
@@ -295,6 +326,11 @@ def xid_events(facts: Facts, ctx: CheckContext) -> Outcome:
     `gpudoctor kb xid` lists them. Read the lines with `sudo dmesg -T | grep -i xid`.
     """
     if not facts.kernel_log_readable and not facts.kernel_log.xid_events:
+        missing = facts.missing(Ev.KERNEL_LOG)
+        if missing is not None and missing.why is Why.NOT_COLLECTED:
+            return not_applicable(
+                "Xid errors are not known: the kernel log was not collected (`sudo dmesg | grep Xid`)"
+            )
         return not_applicable("the kernel log was not readable (dmesg needs root on most systems)")
     events = facts.kernel_log.xid_events
     if not events:

@@ -14,6 +14,7 @@ from gpudoctor_checks._frameworks import (
     evidence_names,
     gpu_names,
     gpus_present,
+    gpus_unknown,
     pip,
     probe_status_outcome,
     python_words,
@@ -51,8 +52,11 @@ def jax_on_gpu(facts: Facts, ctx: CheckContext) -> Outcome:
     gpu_devices = [p for p in platforms if p in ("gpu", "cuda")]
     if jax.default_backend in ("gpu", "cuda") or gpu_devices:
         return ok(f"{describe}: {len(gpu_devices)} GPU device{'s' if len(gpu_devices) != 1 else ''}", data)
+    unknown = gpus_unknown(facts)
+    if unknown is not None:
+        return not_applicable(f"{describe}: on the CPU; whether there is an NVIDIA GPU is not known: {unknown}", data)
     if not gpus_present(facts):
-        return ok(f"{describe}: on the CPU; no NVIDIA GPU here", data)
+        return ok(f"{describe}: on the CPU; no NVIDIA GPU on the PCI bus", data)
     if not driver_usable(facts):
         return not_applicable(f"{describe}: on the CPU, and no NVIDIA driver is loaded (see DRV001)", data)
     extra = _jax_requirement(facts, jax)
@@ -74,7 +78,8 @@ def jax_on_gpu(facts: Facts, ctx: CheckContext) -> Outcome:
         if extra
         else Fix("This driver is too old for JAX's CUDA 12 plugin: upgrade the driver to ≥ 525.60.13.", ())
     )
-    return Outcome(message, [Finding(Severity.PROBLEM, message, fix, evidence_names("jax", jax))], data)
+    finding = Finding(Severity.PROBLEM, message, fix, evidence_names("jax", jax), cause="jax-cpu-only")
+    return Outcome(message, [finding], data)
 
 
 def _jax_requirement(facts: Facts, jax: JaxFacts) -> str | None:
@@ -129,8 +134,13 @@ def cupy_works(facts: Facts, ctx: CheckContext) -> Outcome:
             f"(CUDA runtime {cupy.runtime_cuda or '?'})",
             data,
         )
+    unknown = gpus_unknown(facts)
+    if unknown is not None:
+        return not_applicable(
+            f"{describe}: no device, and whether there is an NVIDIA GPU is not known: {unknown}", data
+        )
     if not gpus_present(facts):
-        return ok(f"{describe}: no NVIDIA GPU here", data)
+        return ok(f"{describe}: no NVIDIA GPU on the PCI bus", data)
     if not driver_usable(facts):
         return not_applicable(f"{describe}: no NVIDIA driver is loaded (see DRV001)", data)
     wanted = _cupy_package(facts)
@@ -142,7 +152,8 @@ def cupy_works(facts: Facts, ctx: CheckContext) -> Outcome:
     fix = (
         Fix("Install the CuPy package for the CUDA major this driver supports.", tuple(commands)) if commands else None
     )
-    return Outcome(message, [Finding(Severity.PROBLEM, message, fix, evidence_names("cupy", cupy))], data)
+    cause = "cupy-cuda-mismatch" if commands else "cuda-unavailable"
+    return Outcome(message, [Finding(Severity.PROBLEM, message, fix, evidence_names("cupy", cupy), cause=cause)], data)
 
 
 def _cupy_package(facts: Facts) -> str | None:

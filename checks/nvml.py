@@ -17,15 +17,34 @@ _GPU_IS_LOST = 15
 _UNKNOWN = 999
 
 
+# nvidia-smi prints NVML's own initialisation error; its kind (gpudoctor.facts.nvidia_smi_text) -> the NVML code.
+_SMI_ERROR_CODES = {
+    "library_not_found": _LIBRARY_NOT_FOUND,
+    "couldnt_communicate": _DRIVER_NOT_LOADED,
+    "version_mismatch": _VERSION_MISMATCH,
+    "no_permission": _NO_PERMISSION,
+    "nvml_unknown_error": _UNKNOWN,
+}
+
+
 def _no_gpu(facts: Facts) -> bool:
-    return facts.pci_scan_available and not facts.pci_gpus and not facts.container.wsl
+    return facts.gpu_census.none_on_bus and not facts.container.wsl
+
+
+def _from_nvidia_smi(facts: Facts) -> tuple[int, str] | None:
+    """(NVML's error code, nvidia-smi's words) when NVML was not queried but nvidia-smi printed NVML's error."""
+    error = facts.smi_text.error if facts.smi_text is not None else None
+    if error is None or error.kind not in _SMI_ERROR_CODES:
+        return None
+    return _SMI_ERROR_CODES[error.kind], " ".join(error.message.split())[:300]
 
 
 @check("NVML001", area="nvml", title="NVML initialises")
 def nvml_init(facts: Facts, ctx: CheckContext) -> Outcome:
     """What it checks: whether NVML (libnvidia-ml, the library behind nvidia-smi, nvitop, DCGM and
     torch.cuda's device queries) initialises, and maps each failure to its cause: library not found,
-    driver not loaded, driver/library version mismatch, no permission, GPU lost, unknown error.
+    driver not loaded, driver/library version mismatch, no permission, GPU lost, unknown error. Where NVML
+    itself was not queried (a pasted nvidia-smi output), the NVML error nvidia-smi printed is read instead.
 
     Why it matters: an NVML failure means monitoring, schedulers and most diagnostics are blind, and it
     usually shares its cause with a CUDA failure.
@@ -37,7 +56,12 @@ def nvml_init(facts: Facts, ctx: CheckContext) -> Outcome:
     """
     nvml = facts.nvml
     if not nvml.collected:
-        return not_applicable("NVML not queried")
+        printed = _from_nvidia_smi(facts)
+        if printed is None:
+            return not_applicable("NVML not queried (`nvidia-smi` shows whether it initialises)")
+        # Not queried directly, but nvidia-smi runs on NVML and printed why it could not start: that is the answer.
+        code, words = printed
+        return _init_failure(facts, code, f"nvidia-smi: {words}", None, {"error_code": code}, (Ev.NVIDIA_SMI,))
     if nvml.init_ok:
         count = nvml.device_count if nvml.device_count is not None else len(nvml.gpus)
         version = nvml.nvml_version or "version unknown"
@@ -51,9 +75,12 @@ def nvml_init(facts: Facts, ctx: CheckContext) -> Outcome:
                 "device_count": count,
             },
         )
-    data = {"error_code": nvml.error_code, "error_name": nvml.error_name, "error_message": nvml.error_message}
+    data: dict[str, object] = {
+        "error_code": nvml.error_code,
+        "error_name": nvml.error_name,
+        "error_message": nvml.error_message,
+    }
     said = f"NVML: {nvml.error_message}" if nvml.error_message else "NVML failed to initialise"
-    code = nvml.error_code
     if nvml.bindings_importable is False:
         return problem(
             f"the NVML Python bindings cannot be imported: {nvml.bindings_error}",
@@ -64,6 +91,13 @@ def nvml_init(facts: Facts, ctx: CheckContext) -> Outcome:
             [Ev.NVML],
             data,
         )
+    return _init_failure(facts, nvml.error_code, said, nvml.error_name, data, (Ev.NVML,))
+
+
+def _init_failure(
+    facts: Facts, code: int | None, said: str, name: str | None, data: dict[str, object], source: tuple[Ev, ...]
+) -> Outcome:
+    """The finding for one NVML initialisation error, by its code (from NVML, or nvidia-smi's words for it)."""
     if code == _LIBRARY_NOT_FOUND:
         if _no_gpu(facts):
             return not_applicable("NVML library not installed (no NVIDIA GPU on the bus)", data)
@@ -71,25 +105,34 @@ def nvml_init(facts: Facts, ctx: CheckContext) -> Outcome:
             return problem(
                 f"{said}: this container has no driver libraries — started without GPU access",
                 Fix("Start it with GPU access through the NVIDIA Container Toolkit.", ("docker run --gpus all ...",)),
-                [Ev.NVML],
+                source,
                 data,
+                cause="container-no-gpu-flag",
             )
         return problem(
             f"{said}: libnvidia-ml.so.1 is not installed or not on the loader path",
             _fixes.install_driver(facts.os_release),
-            [Ev.NVML, Ev.LDCONFIG],
+            (*source, Ev.LDCONFIG),
             data,
+            cause="nvml-library-missing",
         )
     if code == _DRIVER_NOT_LOADED:
         if _no_gpu(facts):
             return not_applicable(f"{said} — expected: there is no NVIDIA GPU on the bus", data)
-        return problem(f"{said}: the NVIDIA kernel module is not loaded", _fixes.load_kernel_module(), [Ev.NVML], data)
+        return problem(
+            f"{said}: the NVIDIA kernel module is not loaded",
+            _fixes.load_kernel_module(),
+            source,
+            data,
+            cause="driver-not-loaded",
+        )
     if code == _VERSION_MISMATCH:
         return problem(
             f"{said}: kernel module and libraries are different driver versions",
             _fixes.reboot_for_mismatch(),
-            [Ev.NVML],
+            source,
             data,
+            cause="driver-library-mismatch",
         )
     if code == _NO_PERMISSION:
         return problem(
@@ -99,8 +142,9 @@ def nvml_init(facts: Facts, ctx: CheckContext) -> Outcome:
                 ("ls -l /dev/nvidia*", "sudo usermod -aG video,render $USER"),
                 needs_root=True,
             ),
-            [Ev.NVML, Ev.DEVICE_NODES],
+            (*source, Ev.DEVICE_NODES),
             data,
+            cause="nvml-no-permission",
         )
     if code == _GPU_IS_LOST:
         return problem(
@@ -111,8 +155,9 @@ def nvml_init(facts: Facts, ctx: CheckContext) -> Outcome:
                 ("sudo reboot", "sudo dmesg | grep -i xid"),
                 needs_root=True,
             ),
-            [Ev.NVML, Ev.KERNEL_LOG],
+            (*source, Ev.KERNEL_LOG),
             data,
+            cause="gpu-fallen-off-bus",
         )
     if code == _UNKNOWN and facts.container.in_container:
         return problem(
@@ -125,18 +170,20 @@ def nvml_init(facts: Facts, ctx: CheckContext) -> Outcome:
                 needs_root=True,
                 url="https://github.com/NVIDIA/nvidia-container-toolkit/issues/48",
             ),
-            [Ev.NVML],
+            source,
             data,
+            cause="container-cgroup-devices",
         )
     return problem(
-        f"{said} ({nvml.error_name or 'unknown error'})",
+        f"{said} ({name or 'unknown error'})" if name or source == (Ev.NVML,) else said,
         Fix(
             "Look at the kernel log for NVRM lines; a reboot clears most transient driver states.",
             ("sudo dmesg | grep -E 'NVRM|Xid'", "sudo reboot"),
             needs_root=True,
         ),
-        [Ev.NVML],
+        source,
         data,
+        cause="nvml-unavailable",
     )
 
 
@@ -174,6 +221,7 @@ def bindings(facts: Facts, ctx: CheckContext) -> Outcome:
             fix,
             [Ev.PYTHON_PACKAGES],
             data,
+            cause="pynvml-wrong-package",
         )
     if official is None:
         return warning(

@@ -7,6 +7,7 @@ from collections import Counter
 from gpudoctor.api import CheckContext, Finding, Fix, Severity, check, not_applicable, ok, warning
 from gpudoctor.evidence.keys import EvidenceKey as Ev
 from gpudoctor.facts.facts import Facts
+from gpudoctor.facts.lspci import UNPLACED_LSPCI_BLOCK
 from gpudoctor.facts.model import PciDevice
 from gpudoctor.facts.python_env import DmiFacts
 from gpudoctor.results import Outcome
@@ -32,6 +33,21 @@ def _describe(device: PciDevice) -> str:
     return device.description or (f"[10de:{device.device_id}]" if device.device_id else "NVIDIA device")
 
 
+def _placed(facts: Facts) -> list[PciDevice]:
+    """The NVIDIA GPUs a scan of the bus found (not a pasted link excerpt that names no device)."""
+    return [d for d in facts.pci_gpus if d.address != UNPLACED_LSPCI_BLOCK]
+
+
+def _not_read(facts: Facts) -> str:
+    """Why the bus's devices are not known: nothing read it, or only a link-status excerpt of lspci was given."""
+    if facts.source(Ev.LSPCI).answered:
+        return (
+            "which devices are on the PCI bus is not known: the lspci text lists no device (a LnkCap/LnkSta "
+            "excerpt?); `lspci -nnk | grep -iA3 nvidia` lists them"
+        )
+    return "PCI bus not read (sysfs and lspci not collected): `lspci -nnk | grep -iA3 nvidia` lists the GPUs"
+
+
 def _looks_like_vm(dmi: DmiFacts) -> str | None:
     text = dmi.words
     return text if any(v in text.lower() for v in _VM_VENDORS) else None
@@ -53,8 +69,8 @@ def gpu_on_bus(facts: Facts, ctx: CheckContext) -> Outcome:
     if facts.container.wsl and facts.container.wsl_version == 2:
         return not_applicable("WSL2 exposes the GPU through /dev/dxg, not the PCI bus")
     if not facts.pci_scan_available:
-        return not_applicable("PCI bus not read (sysfs and lspci not collected)")
-    gpus = facts.pci_gpus
+        return not_applicable(_not_read(facts))
+    gpus = _placed(facts)
     if gpus:
         names = Counter(_describe(d) for d in gpus)
         listing = ", ".join(f"{n}× {name}" if n > 1 else name for name, n in names.items())
@@ -76,12 +92,14 @@ def gpu_on_bus(facts: Facts, ctx: CheckContext) -> Outcome:
             },
         )
     where = "this machine"
+    cause = "no-nvidia-gpu"
     fix = Fix(
         "Run on a machine that has an NVIDIA GPU: choose a GPU instance type on a cloud, or pass the "
         "GPU through to this VM."
     )
     if facts.container.in_container:
         where = f"this {facts.container.runtime} container"
+        cause = "container-no-gpu-flag"
         fix = Fix(
             "Start the container with GPU access (needs the NVIDIA Container Toolkit on the host).",
             ("docker run --gpus all ...  # or: podman run --device nvidia.com/gpu=all ...",),
@@ -95,13 +113,15 @@ def gpu_on_bus(facts: Facts, ctx: CheckContext) -> Outcome:
         fix=fix,
         evidence=[Ev.PCI_DEVICES, Ev.LSPCI],
         data={"count": 0},
+        cause=cause,
     )
 
 
 @check("PCI002", area="pci", title="Kernel driver bound to each GPU")
 def driver_bound(facts: Facts, ctx: CheckContext) -> Outcome:
     """What it checks: which kernel driver owns each NVIDIA GPU on the bus (sysfs `driver` link, lspci
-    "Kernel driver in use").
+    "Kernel driver in use"). An lspci output without any "Kernel driver in use" line (run without `-k`, or a
+    pasted excerpt) leaves the binding unknown, and the check says so instead of calling the GPU driverless.
 
     Why it matters: CUDA works only when the `nvidia` driver owns the GPU. No driver means it isn't
     installed or failed to load; `nouveau` (the open-source display driver) blocks the NVIDIA driver;
@@ -110,22 +130,27 @@ def driver_bound(facts: Facts, ctx: CheckContext) -> Outcome:
     How to fix: install and load the NVIDIA driver; blacklist nouveau and reboot; or unbind vfio-pci if
     the GPU is meant for this host.
     """
-    gpus = facts.pci_gpus
+    gpus = _placed(facts)
     if not facts.pci_scan_available:
-        return not_applicable("PCI bus not read (sysfs and lspci not collected)")
+        return not_applicable(_not_read(facts))
     if not gpus:
         return not_applicable("no NVIDIA GPU on the bus")
+    if not facts.pci_drivers_known:
+        # lspci without -k prints no "Kernel driver in use" line for any device: the binding is unknown, not none.
+        listing = ", ".join(f"{d.address} ({_describe(d)})" for d in gpus)
+        return not_applicable(
+            f'which kernel driver owns {listing} is not known: the lspci output has no "Kernel driver in use" '
+            "lines (`lspci -nnk -d 10de:` shows them)",
+            {"drivers": None},
+        )
     findings = []
     by_driver = Counter(d.driver or "none" for d in gpus)
     for device in gpus:
         if device.driver == "nvidia":
             continue
         if device.driver is None:
-            fix = (
-                _fixes.load_kernel_module()
-                if facts.driver.userspace_version
-                else _fixes.install_driver(facts.os_release)
-            )
+            installed = bool(facts.driver.userspace_version)
+            fix = _fixes.load_kernel_module() if installed else _fixes.install_driver(facts.os_release)
             findings.append(
                 Finding(
                     Severity.PROBLEM,
@@ -133,6 +158,8 @@ def driver_bound(facts: Facts, ctx: CheckContext) -> Outcome:
                     "bound: the NVIDIA driver is not installed or not loaded",
                     fix,
                     (Ev.PCI_DEVICES,),
+                    cause="driver-not-loaded" if installed else "driver-not-installed",
+                    other_causes=() if installed else ("driver-not-loaded",),
                 )
             )
         elif device.driver == "nouveau":
@@ -143,6 +170,7 @@ def driver_bound(facts: Facts, ctx: CheckContext) -> Outcome:
                     "display driver; CUDA needs the NVIDIA driver",
                     _fixes.blacklist_nouveau(facts.os_release),
                     (Ev.PCI_DEVICES,),
+                    cause="nouveau-bound",
                 )
             )
         elif device.driver.startswith("vfio"):

@@ -9,10 +9,13 @@ from __future__ import annotations
 import re
 
 from gpudoctor import kb
-from gpudoctor.api import CheckContext, Finding, Severity, check, not_applicable, ok
+from gpudoctor.api import CheckContext, Finding, Fix, Severity, check, not_applicable, ok
 from gpudoctor.facts.facts import Facts
 from gpudoctor.facts.framework_model import TorchFacts
-from gpudoctor.facts.predicates import cuda_major_minor, driver_older
+from gpudoctor.facts.predicates import comparable_driver, cuda_major_minor, driver_older
+from gpudoctor.kb.driver_cuda import legacy_branch_architecture
+from gpudoctor.kb.torch_wheels import TORCH_OLDEST_CAPABILITY
+from gpudoctor.kb.versions import version_key
 from gpudoctor.results import Outcome
 from gpudoctor_checks._frameworks import (
     capabilities,
@@ -21,6 +24,7 @@ from gpudoctor_checks._frameworks import (
     driver_usable,
     driver_version,
     evidence_names,
+    gpu_check_commands,
     gpu_names,
     gpus_present,
     gpus_unknown,
@@ -121,12 +125,24 @@ def torch_build_matches(facts: Facts, ctx: CheckContext) -> Outcome:
     if torch.cuda:
         return ok(f"{_describe(torch)}", data)
     unknown = gpus_unknown(facts)
+    if unknown is not None and not torch.hip:
+        # Unknown is not fine: a CPU-only build where a GPU may be is the commonest reason CUDA is "not available".
+        message = (
+            f"torch {torch.version} is a CPU-only build; whether this machine has an NVIDIA GPU is not known "
+            f"({unknown}): if it has one, nothing runs on it"
+        )
+        fix, choice = torch_wheel_fix(
+            facts, torch, "If it has a GPU, replace it with a CUDA build.", uninstall_first=True
+        )
+        data["fix_choice"] = choice_data(choice)
+        finding = Finding(Severity.WARNING, message, fix, evidence_names("torch", torch), cause="torch-cpu-build")
+        return Outcome(message, [finding], data)
     if unknown is not None:
         return not_applicable(
-            f"{_describe(torch)}; whether this machine has an NVIDIA GPU is not known ({unknown.words()})", data
+            f"{_describe(torch)}; whether this machine has an NVIDIA GPU is not known: {unknown}", data
         )
     if not gpus_present(facts):
-        return ok(f"{_describe(torch)}; no NVIDIA GPU here, so the CPU is what this machine can use", data)
+        return ok(f"{_describe(torch)}; no NVIDIA GPU on the PCI bus, so the CPU is what this machine can use", data)
     if torch.python is not None and torch.python.os == "macos":
         return not_applicable("macOS: PyTorch has no CUDA builds for macOS (it uses MPS)", data)
     build = "a ROCm build (for AMD GPUs)" if torch.hip else "a CPU-only build"
@@ -137,7 +153,8 @@ def torch_build_matches(facts: Facts, ctx: CheckContext) -> Outcome:
     fix, choice = torch_wheel_fix(facts, torch, "Replace it with a CUDA build.", uninstall_first=True)
     data["fix_choice"] = choice_data(choice)
     evidence = evidence_names("torch", torch)
-    return Outcome(message, [Finding(Severity.PROBLEM, message, fix, evidence)], data)
+    cause = "" if torch.hip else "torch-cpu-build"
+    return Outcome(message, [Finding(Severity.PROBLEM, message, fix, evidence, cause=cause)], data)
 
 
 @check("TORCH003", area="pytorch", title="The driver can run PyTorch's CUDA")
@@ -164,6 +181,11 @@ def torch_driver(facts: Facts, ctx: CheckContext) -> Outcome:
         return not_applicable(f"torch needs CUDA {torch.cuda}; the driver is not known ({unknown.words()})")
     if not driver or not (driver_usable(facts) or torch.source == "collect_env"):
         return not_applicable(f"torch needs CUDA {torch.cuda}; no loaded NVIDIA driver to compare (see DRV001)")
+    if not comparable_driver(driver):
+        return not_applicable(
+            f"torch needs CUDA {torch.cuda}; driver version {driver} is not an NVIDIA display-driver release "
+            "(macOS's CUDA driver, or Jetson's L4T), so it cannot be compared"
+        )
     os_name, _ = os_and_machine(torch.python)
     floor = kb.wheel_driver_floor(torch.cuda, os_name)
     cuda_mm = cuda_major_minor(torch.cuda)
@@ -195,7 +217,24 @@ def torch_driver(facts: Facts, ctx: CheckContext) -> Outcome:
             uninstall_first=True,
         )
         data["fix_choice"] = choice_data(choice)
-        return Outcome(message, [Finding(Severity.PROBLEM, message, fix, evidence_names("torch", torch))], data)
+        other_causes: tuple[str, ...] = ("driver-too-old",)
+        legacy = legacy_branch_architecture(driver)
+        if legacy is not None and version_key(legacy[1]) < version_key(TORCH_OLDEST_CAPABILITY):
+            # Nobody stays on such a branch by choice: the GPU is most likely one no PyTorch build supports.
+            message += (
+                f". {driver} is a legacy branch, the last for {legacy[0]} GPUs: if this GPU needs it, no "
+                f"PyTorch build supports it (PyTorch needs compute capability ≥ {TORCH_OLDEST_CAPABILITY})"
+            )
+            other_causes = ("torch-arch-unsupported", "driver-too-old")
+        finding = Finding(
+            Severity.PROBLEM,
+            message,
+            fix,
+            evidence_names("torch", torch),
+            cause="torch-cuda-too-new",
+            other_causes=other_causes,
+        )
+        return Outcome(message, [finding], data)
     if native and driver_older(driver, native):
         note = (
             f"driver {driver} runs CUDA {torch.cuda} through minor-version compatibility (full support from "
@@ -216,6 +255,9 @@ def torch_arch(facts: Facts, ctx: CheckContext) -> Outcome:
     base): a cubin of the same major with an equal or lower minor (sm_86 runs on 8.9), or PTX at or below
     the GPU's capability (JIT-compiled at start-up).
 
+    When neither the evidence nor the knowledge base knows the wheel's architecture list, the check says
+    that it cannot tell (and how to print the list); it never calls that fine.
+
     Why it matters: without a kernel image for the GPU, `is_available()` can still be True but every CUDA
     operation fails with "no kernel image is available for execution on the device". New GPUs need new
     wheels (Blackwell sm_100/sm_120 need cu128 or newer, torch ≥ 2.7) and new wheels drop old GPUs (cu128+
@@ -232,7 +274,9 @@ def torch_arch(facts: Facts, ctx: CheckContext) -> Outcome:
     if torch.unsupported_capability and torch.unsupported_capability not in ccs:
         ccs.append(torch.unsupported_capability)
     if not ccs:
-        return not_applicable("no GPU with a known compute capability to compare")
+        unknown = gpus_unknown(facts)
+        where = f" (whether there is one is not known: {unknown})" if unknown else ""
+        return not_applicable(f"no GPU with a known compute capability to compare{where}")
     os_name, machine = os_and_machine(torch.python)
     arch_list: list[str] = list(torch.arch_list)
     arch_source: str | None = "torch.cuda.get_arch_list()"
@@ -244,8 +288,12 @@ def torch_arch(facts: Facts, ctx: CheckContext) -> Outcome:
         arch_list, arch_source = (list(known), "knowledge base") if known else ([], None)
     data: dict[str, object] = {"compute_capabilities": ccs, "arch_list": arch_list, "arch_list_source": arch_source}
     if not arch_list:
-        return ok(
-            f"arch list of torch {torch.version} unknown; GPUs are sm_" + ", sm_".join(c.replace(".", "") for c in ccs),
+        # Not known is not fine: an old or unusual wheel may well lack this GPU's kernels.
+        sms = "sm_" + ", sm_".join(c.replace(".", "") for c in ccs)
+        return not_applicable(
+            f"whether torch {torch.version} has kernels for {sms} is not known: its architecture list is neither in "
+            'the evidence nor in the knowledge base (`python -c "import torch; print(torch.cuda.get_arch_list())"` '
+            "prints it)",
             data,
         )
     uncovered, jit = [], []
@@ -264,7 +312,10 @@ def torch_arch(facts: Facts, ctx: CheckContext) -> Outcome:
         )
         fix, choice = torch_wheel_fix(facts, torch, f"Install a torch build that includes {sms}.", uninstall_first=True)
         data["fix_choice"] = choice_data(choice)
-        return Outcome(message, [Finding(Severity.PROBLEM, message, fix, evidence_names("torch", torch))], data)
+        finding = Finding(
+            Severity.PROBLEM, message, fix, evidence_names("torch", torch), cause="torch-arch-unsupported"
+        )
+        return Outcome(message, [finding], data)
     findings = [
         Finding(
             Severity.INFO,
@@ -288,7 +339,10 @@ def torch_cuda_init(facts: Facts, ctx: CheckContext) -> Outcome:
     doesn't support them), CUDA unknown error (nvidia_uvm not loaded, often after suspend), no device
     (CUDA_VISIBLE_DEVICES, a container started without GPUs), all devices busy (exclusive compute mode).
 
-    Why it matters: torch falls back to the CPU silently when CUDA can't initialise.
+    Why it matters: torch falls back to the CPU silently when CUDA can't initialise. Unknown is not fine: a
+    CUDA build that cannot reach CUDA, where nothing in the evidence says whether the machine has an NVIDIA
+    GPU (a pasted report whose nvidia-smi lines say "Could not collect"), is a warning naming the commands that
+    settle it; only a PCI scan that shows no NVIDIA GPU makes it expected.
 
     How to fix: follow the finding; each cause has its own fix.
     """
@@ -316,18 +370,34 @@ def torch_cuda_init(facts: Facts, ctx: CheckContext) -> Outcome:
         names = ", ".join(d.name for d in torch.devices if d.name) or (gpu_names(facts) if facts.gpus else "")
         return ok(f"CUDA available: {count} device{'s' if count != 1 else ''}" + (f" ({names})" if names else ""), data)
     if torch.is_available is None:
-        return not_applicable("whether CUDA initialised was not reported")
+        return not_applicable("whether CUDA initialised is not known: the evidence does not say", data)
     error = torch.cuda_init_error
+    evidence = evidence_names("torch", torch)
+    if not error and facts.gpu_census.none_on_bus:
+        return ok("CUDA not available: there is no NVIDIA GPU on the PCI bus", data)
     unknown = gpus_unknown(facts)
     if unknown is not None and not error:
-        return not_applicable(
-            f"CUDA not available, and whether there is an NVIDIA GPU is not known ({unknown.words()})", data
+        # A CUDA build that cannot reach CUDA, on a machine that may or may not have a GPU: not fine, not proven
+        # broken.  Say what is unknown and what settles it.
+        message = (
+            f"torch.cuda.is_available() is False on a CUDA {torch.cuda} build, and whether this machine has an "
+            f"NVIDIA GPU is not known: {unknown}"
         )
-    if not gpus_present(facts) and not error:
-        return ok("CUDA not available: there is no NVIDIA GPU here", data)
-    cause, fix = cuda_init_cause(facts, error)
-    message = "torch.cuda.is_available() is False" + (f': "{_one_line(error)}"' if error else "") + f" — {cause}"
-    return Outcome(message, [Finding(Severity.PROBLEM, message, fix, evidence_names("torch", torch))], data)
+        fix = Fix("On the machine, see whether a GPU is on the bus and the driver answers.", gpu_check_commands())
+        finding = Finding(
+            Severity.WARNING,
+            message,
+            fix,
+            evidence,
+            # The likely roots, not the symptom: no driver, no NVIDIA GPU at all, or a driver not loaded.
+            cause="driver-not-installed",
+            other_causes=("no-nvidia-gpu", "driver-not-loaded", "cuda-unavailable"),
+        )
+        return Outcome(message, [finding], data)
+    said = cuda_init_cause(facts, error)
+    message = "torch.cuda.is_available() is False" + (f': "{_one_line(error)}"' if error else "") + f" — {said.words}"
+    finding = Finding(Severity.PROBLEM, message, said.fix, evidence, cause=said.cause, other_causes=said.other_causes)
+    return Outcome(message, [finding], data)
 
 
 def _names_for(facts: Facts, torch: TorchFacts, ccs: list[str]) -> str:

@@ -12,8 +12,10 @@ from gpudoctor_checks._frameworks import (
     driver_usable,
     driver_version,
     evidence_names,
+    gpu_check_commands,
     gpu_names,
     gpus_present,
+    gpus_unknown,
     pip,
     probe_status_outcome,
     python_words,
@@ -72,6 +74,9 @@ def tf_gpu(facts: Facts, ctx: CheckContext) -> Outcome:
     cannot be loaded ("Could not load dynamic library", "Cannot dlopen some GPU libraries"), an older
     cuDNN loaded than it was compiled with, or a driver older than its CUDA needs.
 
+    For a pasted TensorFlow log it reads the log's own word: libraries it could not load, a GPU it ignores as
+    too old, a failed `cuInit`, or a GPU device created; a log that says none of these leaves it unknown.
+
     Why it matters: TensorFlow skips the GPU with only a log line and trains on the CPU.
 
     How to fix: `pip install "tensorflow[and-cuda]==VERSION"` (pulls the matching CUDA and cuDNN as pip
@@ -98,17 +103,26 @@ def tf_gpu(facts: Facts, ctx: CheckContext) -> Outcome:
             "Put the pip cuDNN (from tensorflow[and-cuda]) first, or remove the older system cuDNN.",
             (_PIP_LIBRARY_PATH,),
         )
-        return Outcome(message, [Finding(Severity.PROBLEM, message, fix, evidence)], data)
+        return Outcome(
+            message, [Finding(Severity.PROBLEM, message, fix, evidence, cause="cudnn-version-mismatch")], data
+        )
     if tf.source == "log":
-        return _judge_log_only(tf, data, evidence)
+        return _judge_log_only(facts, tf, data, evidence)
     if tf.gpus:
         return ok(
             f"{len(tf.gpus)} GPU{'s' if len(tf.gpus) != 1 else ''}: "
             + ", ".join(g.name or f"GPU {g.index}" for g in tf.gpus),
             data,
         )
+    unknown = gpus_unknown(facts)
+    if unknown is not None:
+        message = f"{_describe(tf)} lists no GPU, and whether this machine has an NVIDIA GPU is not known: {unknown}"
+        if tf.built_with_cuda is False:
+            return not_applicable(message, data)
+        fix = Fix("On the machine, see whether a GPU is on the bus and the driver answers.", gpu_check_commands())
+        return Outcome(message, [Finding(Severity.WARNING, message, fix, evidence, cause="cuda-unavailable")], data)
     if not gpus_present(facts):
-        return ok(f"{_describe(tf)}; no NVIDIA GPU here, so it runs on the CPU", data)
+        return ok(f"{_describe(tf)}; no NVIDIA GPU on the PCI bus, so it runs on the CPU", data)
     python = tf.python
     os_name = python.os if python else None
     if os_name == "macos":
@@ -127,12 +141,11 @@ def tf_gpu(facts: Facts, ctx: CheckContext) -> Outcome:
             ),
             url="https://www.tensorflow.org/install/pip#windows-wsl2",
         )
-        return Outcome(message, [Finding(Severity.PROBLEM, message, fix, evidence)], data)
+        return Outcome(message, [Finding(Severity.PROBLEM, message, fix, evidence, cause="tf-cpu-only")], data)
     if tf.built_with_cuda is False:
         message = f"{_describe(tf)}, but this machine has {gpu_names(facts)}: TensorFlow can only use the CPU"
-        return Outcome(
-            message, [Finding(Severity.PROBLEM, message, _tf_install_fix(facts, tf, replace=True), evidence)], data
-        )
+        fix = _tf_install_fix(facts, tf, replace=True)
+        return Outcome(message, [Finding(Severity.PROBLEM, message, fix, evidence, cause="tf-cpu-only")], data)
     driver = driver_version(facts)
     floor = kb.wheel_driver_floor(tf.build_cuda, os_name or "linux") if tf.build_cuda else None
     if driver and floor and driver_usable(facts) and driver_older(driver, floor):
@@ -141,33 +154,84 @@ def tf_gpu(facts: Facts, ctx: CheckContext) -> Outcome:
             f"this driver is {driver}"
         )
         fix = _tf_install_fix(facts, tf, replace=False)
-        return Outcome(message, [Finding(Severity.PROBLEM, message, fix, evidence)], data)
+        return Outcome(message, [Finding(Severity.PROBLEM, message, fix, evidence, cause="driver-too-old")], data)
     if not driver_usable(facts):
         return not_applicable("no loaded NVIDIA driver, so TensorFlow can't list GPUs (see DRV001)", data)
     if tf.log.missing_libraries or tf.log.cannot_dlopen:
         missing = ", ".join(tf.log.missing_libraries) or "some GPU libraries"
         message = f"TensorFlow {tf.version} lists no GPU: it could not load {missing}"
         fix = _library_fix(facts, tf)
-        return Outcome(message, [Finding(Severity.PROBLEM, message, fix, evidence)], data)
+        return Outcome(message, [Finding(Severity.PROBLEM, message, fix, evidence, cause="tf-cuda-libs-missing")], data)
+    if tf.log.cuinit_error or tf.log.no_cuda_drivers:
+        return _cuinit_failed(facts, tf.log.cuinit_error, data, evidence)
     message = f"TensorFlow {tf.version} lists no GPU though {gpu_names(facts)} is present"
-    return Outcome(message, [Finding(Severity.PROBLEM, message, _library_fix(facts, tf), evidence)], data)
+    fix = _library_fix(facts, tf)
+    return Outcome(message, [Finding(Severity.PROBLEM, message, fix, evidence, cause="cuda-unavailable")], data)
 
 
-def _judge_log_only(tf: TensorflowFacts, data: dict[str, object], evidence: tuple[str, ...]) -> Outcome:
-    if not (tf.log.missing_libraries or tf.log.cannot_dlopen):
-        return ok("the TensorFlow log shows no GPU library failure", data)
-    missing = ", ".join(tf.log.missing_libraries)
-    message = "TensorFlow could not load " + (missing or "some GPU libraries") + " and skips the GPU"
-    majors = sorted({lib.split(".so.")[1] for lib in tf.log.missing_libraries if ".so." in lib})
-    hint = f" (it was built for CUDA/cuDNN {', '.join(majors)})" if majors else ""
-    fix = Fix(
-        "Install the CUDA/cuDNN libraries of exactly the versions TensorFlow was built for" + hint + ". "
-        "Easiest on Linux/WSL2: let pip bring them with a current TensorFlow; if the pip nvidia-* packages are "
-        "already installed, put their lib directories on LD_LIBRARY_PATH.",
-        ('pip install --upgrade "tensorflow[and-cuda]"', _PIP_LIBRARY_PATH),
-        url="https://www.tensorflow.org/install/pip",
+def _judge_log_only(facts: Facts, tf: TensorflowFacts, data: dict[str, object], evidence: tuple[str, ...]) -> Outcome:
+    """TF002 for a pasted TensorFlow log: what the log says about the GPU, and only that."""
+    log = tf.log
+    if log.missing_libraries or log.cannot_dlopen:
+        missing = ", ".join(log.missing_libraries)
+        message = "TensorFlow could not load " + (missing or "some GPU libraries") + " and skips the GPU"
+        majors = sorted({lib.split(".so.")[1] for lib in log.missing_libraries if ".so." in lib})
+        hint = f" (it was built for CUDA/cuDNN {', '.join(majors)})" if majors else ""
+        fix = Fix(
+            "Install the CUDA/cuDNN libraries of exactly the versions TensorFlow was built for" + hint + ". "
+            "Easiest on Linux/WSL2: let pip bring them with a current TensorFlow; if the pip nvidia-* packages are "
+            "already installed, put their lib directories on LD_LIBRARY_PATH.",
+            ('pip install --upgrade "tensorflow[and-cuda]"', _PIP_LIBRARY_PATH),
+            url="https://www.tensorflow.org/install/pip",
+        )
+        return Outcome(message, [Finding(Severity.PROBLEM, message, fix, evidence, cause="tf-cuda-libs-missing")], data)
+    if log.too_old_gpu:
+        capability, minimum = log.too_old_gpu
+        message = (
+            f"TensorFlow ignores the GPU: its compute capability {capability} is below the {minimum} this build "
+            "requires (the log says so)"
+        )
+        fix = Fix("Use a TensorFlow release (or a source build) that still supports this GPU, or a newer GPU.")
+        return Outcome(message, [Finding(Severity.PROBLEM, message, fix, evidence)], data)
+    if log.cuinit_error or log.no_cuda_drivers:
+        return _cuinit_failed(facts, log.cuinit_error, data, evidence)
+    if log.gpu_device_created:
+        return ok("the TensorFlow log shows it found the GPU, and no GPU library failure", data)
+    # Not known is not fine: a log that neither fails nor creates a GPU device does not say TensorFlow sees one.
+    return not_applicable(
+        "the TensorFlow log shows no GPU library failure, nor a GPU device created: whether TensorFlow sees the GPU "
+        "is not known (`python -c \"import tensorflow as tf; print(tf.config.list_physical_devices('GPU'))\"`)",
+        data,
     )
-    return Outcome(message, [Finding(Severity.PROBLEM, message, fix, evidence)], data)
+
+
+def _cuinit_failed(facts: Facts, error: str | None, data: dict[str, object], evidence: tuple[str, ...]) -> Outcome:
+    """TensorFlow could not initialise CUDA (``failed call to cuInit``, or no libcuda at all)."""
+    said = error or "Could not find cuda drivers on your machine"
+    text = said.upper()
+    others: tuple[str, ...]
+    if error is None:
+        cause, others = "libcuda-missing", ("driver-not-installed", "container-no-gpu-flag", "no-nvidia-gpu")
+    elif "UNKNOWN" in text:
+        cause, others = "cuda-unknown-error", ("nvidia-uvm-not-loaded", "container-cgroup-devices")
+    elif "COMPAT_NOT_SUPPORTED" in text:
+        cause, others = "cuda-forward-compat", ()
+    elif "SYSTEM_DRIVER_MISMATCH" in text:
+        cause, others = "driver-library-mismatch", ()
+    elif "NO_DEVICE" in text:
+        cause, others = "cuda-unavailable", ("cuda-visible-devices", "container-no-gpu-flag", "no-nvidia-gpu")
+    else:
+        cause, others = "cuda-unavailable", ()
+    message = f'TensorFlow cannot use the GPU: "{" ".join(said.split())[:300]}"'
+    unknown = gpus_unknown(facts)
+    severity = Severity.PROBLEM
+    fix = Fix("See whether the driver answers, on the machine the log came from.", gpu_check_commands())
+    if unknown is not None and cause in ("libcuda-missing", "cuda-unavailable") and others:
+        # TensorFlow says this on a machine without a GPU as well: whether one should be there is the question.
+        severity = Severity.WARNING
+        message += f"; whether this machine has an NVIDIA GPU is not known: {unknown}"
+    finding = Finding(severity, message, fix, evidence, cause=cause, other_causes=others)
+    return Outcome(message, [finding], data)
 
 
 def _library_fix(facts: Facts, tf: TensorflowFacts) -> Fix:

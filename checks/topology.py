@@ -34,6 +34,11 @@ def pcie_links(facts: Facts, ctx: CheckContext) -> Outcome:
     topo = facts.machine_topology
     gpus = [gpu for gpu in topo.gpus if t.link_known(gpu.pcie)]
     if not gpus:
+        if topo.gpus and not facts.gpu_health and not facts.pci_scan_available:
+            return not_applicable(
+                "the GPUs' PCIe links are not known: neither NVML, `nvidia-smi -q` nor the PCI bus was read "
+                "(`sudo lspci -vv -d 10de: | grep -E 'LnkCap|LnkSta'` shows them)"
+            )
         return not_applicable("no PCIe link width or speed reported for any GPU")
     findings: list[Finding] = []
     data: dict[str, Any] = {}
@@ -147,7 +152,14 @@ def nvlinks(facts: Facts, ctx: CheckContext) -> Outcome:
                 "collected",
                 {"pairs_with_nvlink": len(linked_pairs)},
             )
-        return not_applicable("no NVLink on these GPUs" if topo.gpus else "no GPU topology known")
+        if not topo.gpus:
+            return not_applicable("no GPU topology known")
+        if topo.pairs:
+            return not_applicable("no NVLink between these GPUs")
+        return not_applicable(
+            "whether these GPUs have NVLinks is not known: neither `nvidia-smi topo -m` nor `nvidia-smi nvlink -s` "
+            "was collected"
+        )
     findings: list[Finding] = []
     data: dict[str, Any] = {}
     for gpu in topo.gpus:
@@ -188,6 +200,11 @@ def fabric_manager(facts: Facts, ctx: CheckContext) -> Outcome:
     topo = facts.machine_topology
     states = {index: state for index, state in topo.fabric_states.items() if state != "not_supported"}
     if not topo.nvswitches and not states:
+        if not facts.pci_scan_available and len(topo.gpus) > 1:
+            return not_applicable(
+                "whether this machine has NVSwitches is not known: the PCI bus was not read (`lspci -d 10de: | grep "
+                "-i bridge` lists them)"
+            )
         return not_applicable("no NVSwitch on this machine")
     data = {"nvswitches": topo.nvswitches, "service": topo.fabric_manager, "fabric_states": topo.fabric_states}
     fix = t.fabric_manager_fix(facts)
@@ -202,6 +219,7 @@ def fabric_manager(facts: Facts, ctx: CheckContext) -> Outcome:
                 + ": CUDA fails with 'Error 802: system not yet initialized' until it is",
                 fix,
                 (Ev.NVML, Ev.FABRIC_MANAGER),
+                cause="fabric-manager",
             )
         )
     if topo.nvswitches and topo.fabric_manager in ("inactive", "failed", "not-installed", "deactivating"):
@@ -212,6 +230,7 @@ def fabric_manager(facts: Facts, ctx: CheckContext) -> Outcome:
                 f"{topo.nvswitches} NVSwitch(es) on the bus but nvidia-fabricmanager {words}",
                 fix,
                 (Ev.FABRIC_MANAGER, Ev.PCI_DEVICES),
+                cause="fabric-manager",
             )
         )
     if findings:
@@ -264,7 +283,20 @@ def cpu_affinity(facts: Facts, ctx: CheckContext) -> Outcome:
         return not_applicable("neither the process's CPU affinity nor the GPUs' nearest CPUs are known", data)
     if len(nodes) <= 1 and len(topo.numa_nodes) <= 1:
         return ok("one NUMA node: every CPU is equally near the GPUs", data)
-    allowed = f"this process may use CPUs {topo.process_cpus}" if topo.process_cpus else "this process's CPUs not known"
+    # Without this process's CPU set, the topology table's CPU Affinity column speaks for the process that ran
+    # nvidia-smi: it prints the CPUs of that process's set near each GPU, empty where there are none.
+    matrix = facts.topology
+    table_says = matrix is not None and bool(matrix.cpu_affinity) and all(matrix.cpu_affinity.values())
+    if not topo.process_cpus and not table_says:
+        return not_applicable(
+            f"GPUs on NUMA node(s) {', '.join(map(str, nodes)) or '?'}; which CPUs this process may use is not known",
+            data,
+        )
+    allowed = (
+        f"this process may use CPUs {topo.process_cpus}"
+        if topo.process_cpus
+        else "nvidia-smi topo -m found CPUs of its own process near every GPU"
+    )
     return ok(
         f"GPUs on NUMA node(s) {', '.join(map(str, nodes)) or '?'}; {allowed}",
         data,

@@ -278,9 +278,15 @@ def build_parser() -> argparse.ArgumentParser:
         "topic",
         nargs="?",
         metavar="TOPIC",
-        help="driver, torch, tensorflow, cudnn, gpus, jax, cupy, specs, pcie, xid or health (default: an overview)",
+        help="driver, torch, tensorflow, cudnn, gpus, jax, cupy, specs, pcie, xid, health, docker, signatures or "
+        "causes (default: an overview)",
     )
-    kb.add_argument("item", nargs="?", metavar="ITEM", help="one entry of the topic, e.g. `gpudoctor kb xid 79`")
+    kb.add_argument(
+        "item",
+        nargs="?",
+        metavar="ITEM",
+        help="one entry of the topic, e.g. `gpudoctor kb xid 79`, `gpudoctor kb causes driver-too-old`",
+    )
     kb.add_argument("--format", choices=("text", "json"), default="text")
 
     commands.add_parser(

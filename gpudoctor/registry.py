@@ -39,6 +39,11 @@ BUILTIN_ORDER = (
     "jax_cupy",
     "smoke",
     "gates",
+    # After every area's own checks: the known error messages of an area come after its structured checks,
+    # so a structured finding is the root a message is folded under; the evidence-gap check reads them all.
+    "pasted_context",
+    "signatures",
+    "evidence_gaps",
 )
 
 

@@ -31,7 +31,9 @@ from gpudoctor.results import (
 
 # 2: "next_step" (the fix to do first, or null) and "internal_errors" (gpudoctor's own failures
 # outside the checks, such as a plugin that failed to import) were added.
-SCHEMA_VERSION: Final = 2
+# 3: the status "consequence" (a check whose findings follow from another's root cause), and per finding
+# "cause", "other_causes", "quote" and "consequence_of".
+SCHEMA_VERSION: Final = 3
 SCHEMA_ID: Final = f"urn:gpudoctor:report:{SCHEMA_VERSION}"
 SCHEMA_TITLE: Final = "gpudoctor JSON report"
 SCHEMA_DESCRIPTION: Final = (
@@ -82,6 +84,12 @@ class FindingJson(TypedDict):
     message: str
     evidence: list[str]
     fix: Optional[FixJson]
+    cause: Annotated[Optional[str], Schema(description="The root cause named, an id of 'gpudoctor kb causes'.")]
+    other_causes: Annotated[list[str], Schema(description="Other causes that fit the same evidence, likeliest first.")]
+    quote: Annotated[Optional[str], Schema(description="The evidence line(s) that gave the finding away, verbatim.")]
+    consequence_of: Annotated[
+        Optional[str], Schema(description="The check whose finding this one follows from (shown under it).")
+    ]
 
 
 class ResultJson(TypedDict):
@@ -114,6 +122,7 @@ class CountsJson(TypedDict):
     problem: Count
     not_applicable: Count
     crashed: Count
+    consequence: Count
 
 
 class SummaryJson(TypedDict):

@@ -37,6 +37,8 @@ class Status(str, enum.Enum):
     PROBLEM = "problem"
     NOT_APPLICABLE = "not_applicable"
     CRASHED = "crashed"
+    # Every warning or problem it found follows from another check's finding, shown there (runner_folding).
+    CONSEQUENCE = "consequence"
 
 
 @dataclass(frozen=True)
@@ -66,6 +68,16 @@ class Finding:
     fix: Fix | None = None
     evidence: tuple[str, ...] = ()
     code: str = ""
+    # The root cause this finding names, an id of the causes table (gpudoctor.kb.causes); "" when the
+    # check names none.  Findings naming the same cause, or one the first cause leads to, are folded
+    # under the first as its consequences (gpudoctor.runner), so one cause is one problem.
+    cause: str = ""
+    # Other causes that fit the same evidence, most likely first (the error-signature catalogue ranks them).
+    other_causes: tuple[str, ...] = ()
+    # The evidence line(s) that gave it away, as found (renderers escape it: it is user data).
+    quote: str = ""
+    # Set by the runner on a finding folded under another: that finding's check code.
+    consequence_of: str = ""
 
     def __post_init__(self) -> None:
         # Checks cite typed evidence keys (str subclasses); the result keeps their plain file names, so the
@@ -79,6 +91,10 @@ class Finding:
             "message": self.message,
             "evidence": list(self.evidence),
             "fix": self.fix.to_dict() if self.fix else None,
+            "cause": self.cause or None,
+            "other_causes": list(self.other_causes),
+            "quote": self.quote or None,
+            "consequence_of": self.consequence_of or None,
         }
 
 
@@ -131,17 +147,25 @@ def not_applicable(reason: str, data: dict[str, Any] | None = None) -> Outcome:
 
 
 def problem(
-    summary: str, fix: Fix | None = None, evidence: Sequence[str] = (), data: dict[str, Any] | None = None
+    summary: str,
+    fix: Fix | None = None,
+    evidence: Sequence[str] = (),
+    data: dict[str, Any] | None = None,
+    cause: str = "",
 ) -> Outcome:
     """A single problem finding whose message is also the summary."""
-    return Outcome(summary, [Finding(Severity.PROBLEM, summary, fix, tuple(evidence))], dict(data or {}))
+    return Outcome(summary, [Finding(Severity.PROBLEM, summary, fix, tuple(evidence), cause=cause)], dict(data or {}))
 
 
 def warning(
-    summary: str, fix: Fix | None = None, evidence: Sequence[str] = (), data: dict[str, Any] | None = None
+    summary: str,
+    fix: Fix | None = None,
+    evidence: Sequence[str] = (),
+    data: dict[str, Any] | None = None,
+    cause: str = "",
 ) -> Outcome:
     """A single warning finding whose message is also the summary."""
-    return Outcome(summary, [Finding(Severity.WARNING, summary, fix, tuple(evidence))], dict(data or {}))
+    return Outcome(summary, [Finding(Severity.WARNING, summary, fix, tuple(evidence), cause=cause)], dict(data or {}))
 
 
 @dataclass
@@ -250,19 +274,37 @@ class PythonSummary(TypedDict):
     how: Optional[str]
 
 
+class FactsSeen(TypedDict):
+    """The versions and GPU names the evidence states (lists of distinct values as written)."""
+
+    gpu_names: list[str]
+    driver_versions: list[str]
+    cuda_driver_versions: list[str]
+    cuda_runtime_versions: list[str]
+    torch_versions: list[str]
+    torch_cuda_versions: list[str]
+    tensorflow_versions: list[str]
+    cudnn_versions: list[str]
+
+
 class MachineSummary(TypedDict, total=False):
     """The machine in a few values; every key is optional (a snapshot may lack any of them)."""
 
     os: Optional[str]
     kernel: Optional[str]
     gpus: list[GpuRecord]
-    gpus_on_bus: int
+    # Whether ``gpus`` is an established list: False when no source that lists GPUs was read, so an empty
+    # list means "not known", not "none".  Reports without the key predate it: read them as True.
+    gpus_known: bool
+    gpus_on_bus: Optional[int]  # None when the PCI bus was not read
     driver_version: Optional[str]
     cuda_driver_max: Optional[str]
     container: Optional[str]
     wsl: Union[int, str, None]
     collect_duration_s: Optional[float]
     python: Optional[PythonSummary]
+    # Every version and GPU name the evidence states, structured sources first, then free text (facts.stated).
+    facts_seen: FactsSeen
     error: str  # building the summary failed: the checks already say why
 
 

@@ -58,7 +58,10 @@ def run_check(spec: CheckSpec, facts: Facts, ctx: CheckContext) -> CheckResult:
 
 
 def run_checks(checks: list[CheckSpec], facts: Facts, ctx: CheckContext) -> list[CheckResult]:
-    return [run_check(spec, facts, ctx) for spec in checks]
+    """Every check's result, with the findings that follow from another's root cause folded under it."""
+    from gpudoctor.runner_folding import fold_consequences
+
+    return fold_consequences([run_check(spec, facts, ctx) for spec in checks])
 
 
 __all__ = ["Finding", "run_check", "run_checks", "selected_checks"]

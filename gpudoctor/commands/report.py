@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING, Any, Callable
 from gpudoctor.commands.common import report_load_errors, use_color, write_text
 from gpudoctor.errors import UsageError
 from gpudoctor.results import (
+    FactsSeen,
     GpuRecord,
     MachineSummary,
     PythonSummary,
@@ -44,15 +45,24 @@ def _python_summary(facts: Facts) -> PythonSummary | None:
 
 def machine_summary(facts: Facts, collect_s: float | None) -> MachineSummary:
     """The machine in a few values, for the report's header."""
+    from gpudoctor.facts.lspci import UNPLACED_LSPCI_BLOCK
+
     os_release = facts.os_release
     driver = facts.driver
     container = facts.container
-    gpus: list[GpuRecord] = [gpu_record(g, driver.cuda_max) for g in facts.gpus]
+    census = facts.gpu_census
+    # The driver's inventory first; without one, the GPUs whatever else shows them (the topology table, the
+    # PCI bus, a framework): a topology paste of 8 GPUs is a machine with 8 GPUs, not one without any.
+    listed = facts.gpus or list(census.sketch)
+    gpus: list[GpuRecord] = [gpu_record(g, driver.cuda_max) for g in listed]
     return {
         "os": os_release.pretty_name if os_release else None,
         "kernel": facts.uname,
         "gpus": gpus,
-        "gpus_on_bus": len(facts.pci_gpus),
+        "gpus_known": bool(gpus) or census.known,
+        "gpus_on_bus": len([g for g in facts.pci_gpus if g.address != UNPLACED_LSPCI_BLOCK])
+        if facts.pci_scan_available
+        else None,
         "driver_version": _driver_words(driver),
         "cuda_driver_max": driver.cuda_max if driver.kernel_module_loaded or container.wsl else None,
         "container": container.runtime,
@@ -119,9 +129,31 @@ def build_report(
         machine = machine_summary(facts, collect_s)
     except Exception as exc:  # noqa: BLE001 - the checks already recorded whatever broke; keep the report
         machine = {"error": f"{type(exc).__name__}: {exc}"}
+    seen = _facts_seen(facts)
+    if seen is not None:
+        machine["facts_seen"] = seen
     report = Report(results=results, source=source, machine=machine, internal_errors=list(registry.load_errors))
     report.sections.update(_sections(facts, {r.area for r in results}))
     return report, registry.load_errors
+
+
+def _facts_seen(facts: Facts) -> FactsSeen | None:
+    """What the evidence states, or None when reading it failed (the checks record what broke)."""
+
+    try:
+        stated = facts.stated
+    except Exception:  # noqa: BLE001 - a summary must never cost the report
+        return None
+    return {
+        "gpu_names": list(stated.gpu_names),
+        "driver_versions": list(stated.driver_versions),
+        "cuda_driver_versions": list(stated.cuda_driver_versions),
+        "cuda_runtime_versions": list(stated.cuda_runtime_versions),
+        "torch_versions": list(stated.torch_versions),
+        "torch_cuda_versions": list(stated.torch_cuda_versions),
+        "tensorflow_versions": list(stated.tensorflow_versions),
+        "cudnn_versions": list(stated.cudnn_versions),
+    }
 
 
 def _source(origin: dict[str, Any]) -> ReportSource:

@@ -49,6 +49,7 @@ class EvidenceKey(str, enum.Enum):
     SMOKE = "smoke.json"
     TORCH_COLLECT_ENV = "torch-collect-env.txt"
     TENSORFLOW_LOG = "tensorflow-log.txt"
+    PASTE = "pasted-text.txt"
 
     # A str subclass that prints, formats and hashes as its value, so it can key the evidence dict,
     # appear in JSON and join into text exactly like the file name it stands for.

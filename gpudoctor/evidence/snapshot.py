@@ -19,6 +19,7 @@ import time
 
 from gpudoctor import __version__
 from gpudoctor.errors import UsageError
+from gpudoctor.evidence.keys import EvidenceKey
 from gpudoctor.evidence.model import Evidence, EvidenceItem
 from gpudoctor.evidence.redact import redact
 from gpudoctor.evidence.sniff import guess_source_name
@@ -113,8 +114,17 @@ def _write_directory(files: dict[str, str], path: str, force: bool) -> None:
             handle.write(text)
 
 
+STDIN = "-"
+
+
 def read_snapshot(path: str) -> Evidence:
-    """Evidence from a snapshot directory, a ``.tar.gz``, or a single evidence file."""
+    """Evidence from a snapshot directory, a ``.tar.gz``, a single evidence file, or a paste (``-``: stdin)."""
+    if path == STDIN:
+        import sys
+
+        evidence = paste_evidence(sys.stdin.buffer.read(_MAX_MEMBER_BYTES), "standard input")
+        evidence.origin = {"kind": "snapshot", "path": "<stdin>"}
+        return evidence
     if not os.path.exists(path):
         raise SnapshotError(f"{path} does not exist")
     if os.path.isdir(path):
@@ -122,8 +132,8 @@ def read_snapshot(path: str) -> Evidence:
     elif _looks_like_archive(path):
         files = _read_archive(path)
     else:
-        files = _read_single_file(path)
-    evidence = _evidence_from_files(files)
+        files = {}
+    evidence = _evidence_from_files(files) if files else _read_single_file(path)
     evidence.origin = {"kind": "snapshot", "path": os.path.abspath(path)}
     return evidence
 
@@ -184,24 +194,36 @@ def _read_archive(path: str) -> dict[str, str]:
     return files
 
 
-def _read_single_file(path: str) -> dict[str, str]:
+def _read_single_file(path: str) -> Evidence:
     try:
         with open(path, "rb") as handle:
-            text = _decode(handle.read(_MAX_MEMBER_BYTES))
+            data = handle.read(_MAX_MEMBER_BYTES)
     except OSError as exc:
         raise SnapshotError(f"cannot read {path}: {exc.strerror or exc}") from None
     name = os.path.basename(path)
     if name == MANIFEST_NAME:
         raise SnapshotError(f"{path} is a manifest alone; pass the snapshot directory that holds it")
-    if name not in SOURCE_NAMES:
-        guessed = guess_source_name(text)
-        if guessed is None:
-            raise SnapshotError(
-                f"cannot tell what {path} holds; name it after its source (e.g. nvidia-smi.txt) "
-                "or pass a snapshot directory"
-            )
-        name = guessed
-    return {name: text}
+    if name in SOURCE_NAMES and name != EvidenceKey.PASTE:
+        return _evidence_from_files({name: _decode(data)})
+    return paste_evidence(data, path)
+
+
+def paste_evidence(data: bytes, where: str) -> Evidence:
+    """Evidence from whatever a person pasted: each tool's output found in it under its own name, and the
+    whole text (scanned for known errors).  Only empty or binary input is refused."""
+    from gpudoctor.evidence.paste_sections import PASTE_SECTION_KIND, split_paste
+    from gpudoctor.evidence.paste_text import decode_paste, normalise_paste
+
+    text = normalise_paste(decode_paste(data, where))
+    evidence = Evidence()
+    evidence.add(EvidenceItem(name=EvidenceKey.PASTE, kind="file", text=text))
+    sections = split_paste(text)
+    guessed = guess_source_name(text)
+    if guessed is not None and guessed not in sections:
+        sections[guessed] = text  # a lone output of a shape the splitter does not cut (XML, nvlink -s, ...)
+    for name, section in sections.items():
+        evidence.add(EvidenceItem(name=str(name), kind=PASTE_SECTION_KIND, text=section))
+    return evidence
 
 
 def _manifest_entries(files: dict[str, str]) -> dict[str, object]:

@@ -145,6 +145,12 @@ SOURCES: tuple[Source, ...] = (
     Source("smoke.json", "json", "smoke workloads: matmul, CNN step, bandwidth, all-reduce (probe)", live=False),
     Source("torch-collect-env.txt", "file", "a pasted `python -m torch.utils.collect_env` report", live=False),
     Source("tensorflow-log.txt", "file", "a pasted TensorFlow log (its GPU library lines)", live=False),
+    Source(
+        "pasted-text.txt",
+        "file",
+        "anything else a person pasted (logs, tracebacks, several tools' outputs): scanned for known errors",
+        live=False,
+    ),
 )
 
 SOURCE_NAMES = tuple(s.name for s in SOURCES)

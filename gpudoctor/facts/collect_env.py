@@ -18,7 +18,7 @@ from __future__ import annotations
 import re
 
 from gpudoctor.evidence import sniff
-from gpudoctor.evidence.keys import EvidenceKey
+from gpudoctor.facts.collect_env_lines import KEYS, bool_of, clean_line, known_key, missing_of, value_of
 from gpudoctor.facts.framework_model import (
     CollectEnvReport,
     InstallOrigin,
@@ -26,56 +26,8 @@ from gpudoctor.facts.framework_model import (
     PythonTarget,
     TorchFacts,
 )
-from gpudoctor.facts.sources_state import Missing, Why
+from gpudoctor.facts.sources_state import Missing
 
-# collect_env writes these for "unknown" (None → "Could not collect"; no CUDA at all → "No CUDA").
-_UNKNOWN = {"", "could not collect", "n/a", "none", "no cuda", "unknown"}
-# What each of those words says about the value.  collect_env prints "Could not collect" for any value it got
-# None for (a command that failed, or nothing to find: the report cannot tell which), "N/A" where the question
-# does not arise (HIP fields of a CUDA build, libc off Linux), "No CUDA" for the CUDA fields when neither torch nor
-# nvidia-smi found a GPU, and "None" for the build's CUDA of a CPU-only wheel.
-_MISSING_WHY = {
-    "could not collect": Why.FAILED,
-    "unknown": Why.FAILED,
-    "n/a": Why.NOT_APPLICABLE,
-    "none": Why.ABSENT,
-    "no cuda": Why.ABSENT,
-}
-_TRUE = {"true", "yes"}
-_FALSE = {"false", "no"}
-
-# The report's keys (both layouts use the same words) → CollectEnvReport attribute.
-_KEYS = {
-    "pytorch version": "torch_version",
-    "is debug build": "debug_build",
-    "cuda used to build pytorch": "cuda_build",
-    "rocm used to build pytorch": "rocm_build",
-    "os": "os",
-    "gcc version": "gcc",
-    "libc version": "libc",
-    "python version": "python_version",
-    "python platform": "python_platform",
-    "is cuda available": "cuda_available",
-    "cuda runtime version": "cuda_runtime",
-    "cuda_module_loading set to": "cuda_module_loading",
-    "gpu models and configuration": "gpu_names",
-    "nvidia driver version": "driver_version",
-    "cudnn version": "cudnn",
-}
-# Keys the report has that carry nothing gpudoctor uses; recognised so they end a multi-line value.
-_OTHER_KEYS = {
-    "clang version",
-    "cmake version",
-    "hip runtime version",
-    "miopen runtime version",
-    "is xnnpack available",
-    "is xpu available",
-    "xpu used to build pytorch",
-    "caching allocator config",
-    "cpu",
-    "versions of relevant libraries",
-}
-_KEY_LINE = re.compile(r"^(?P<key>[A-Za-z][A-Za-z0-9_ ./()-]*?)\s*:(?:\s+(?P<value>.*?))?\s*$")
 _SECTION_RULE = re.compile(r"^\s*={10,}\s*$")
 _PACKAGE_LINE = re.compile(r"^\s*\[(?P<tool>pip\d*|conda)\]\s+(?P<rest>\S.*?)\s*$")
 _GPU_PREFIX = re.compile(r"^GPU\s+\d+\s*:\s*")
@@ -113,18 +65,6 @@ _SITE_PACKAGES_TORCH = re.compile(
 )
 
 
-def _value(raw: str | None) -> str | None:
-    if raw is None:
-        return None
-    value = raw.strip()
-    return None if value.lower() in _UNKNOWN else value
-
-
-def _bool(raw: str | None) -> bool | None:
-    value = (raw or "").strip().lower()
-    return True if value in _TRUE else False if value in _FALSE else None
-
-
 def _capability_from_sm(digits: str) -> str | None:
     """ "120" -> "12.0", "86" -> "8.6" (the last digit is the minor version)."""
     if not digits.isdigit() or len(digits) < 2:
@@ -159,16 +99,6 @@ def is_collect_env(text: object) -> bool:
     return isinstance(text, str) and sniff.is_collect_env(text)
 
 
-def _known_key(line: str) -> tuple[str, str | None] | None:
-    match = _KEY_LINE.match(line)
-    if not match:
-        return None
-    key = " ".join(match.group("key").split()).lower()
-    if key in _KEYS or key in _OTHER_KEYS:
-        return key, match.group("value")
-    return None
-
-
 class _Draft:
     """The report's values while its lines are read; :meth:`report` makes the frozen :class:`CollectEnvReport`."""
 
@@ -200,21 +130,21 @@ class _Draft:
 
     def set(self, attribute: str, raw: str | None) -> None:
         if attribute == "gpu_names":
-            value = _value(raw)
+            value = value_of(raw)
             name = _UUID.sub("", _GPU_PREFIX.sub("", value)).strip() if value else ""
             if name:
                 self.gpu_names.append(name)
             return
         if attribute == "cudnn":
-            value = _value(raw)
+            value = value_of(raw)
             # "Probably one of the following:" announces a list of paths on the lines below.
             if value and not value.lower().startswith("probably one of"):
                 self.cudnn.append(value)
             return
         if attribute in ("debug_build", "cuda_available"):
-            self.flags[attribute] = _bool(raw)
+            self.flags[attribute] = bool_of(raw)
             return
-        value = _value(raw)
+        value = value_of(raw)
         if attribute == "python_version" and value is not None:
             # Windows: "3.10.13 | ... [MSC v.1916 64 bit (AMD64)]" names platform.machine() itself.
             msc = _MSC_MACHINE.search(value)
@@ -226,10 +156,11 @@ class _Draft:
 
     def note_missing(self, attribute: str, raw: str | None) -> None:
         """Record why a field the report has a line for holds no value ("Could not collect", "N/A", ...)."""
-        word = (raw or "").strip()
-        why = _MISSING_WHY.get(word.lower())
-        if why is not None:
-            self.missing[attribute] = Missing(why, EvidenceKey.TORCH_COLLECT_ENV, word)
+        missing = missing_of(raw)
+        if missing is not None:
+            self.missing[attribute] = missing
+        else:
+            self.missing.pop(attribute, None)
 
     def report(self, text: str, layout: str | None) -> CollectEnvReport:
         texts = self.texts
@@ -276,60 +207,73 @@ def _machine(python_platform: str | None, os: str | None, msc_machine: str | Non
 
 
 def parse_collect_env(text: object) -> CollectEnvReport:
-    """Parse a collect_env report; an empty :class:`CollectEnvReport` when ``text`` holds none."""
+    """Parse a collect_env report; an empty :class:`CollectEnvReport` when ``text`` holds none.
+
+    Lines are read as pasted (see :mod:`gpudoctor.facts.collect_env_lines`): quote markers, indentation, bullets,
+    fences, ANSI codes and fullwidth colons are taken off, keys are matched in any case and without their colon,
+    and a key whose value was wrapped onto the next line takes that line.
+    """
     if not isinstance(text, str):
         return CollectEnvReport()
     draft = _Draft()
     seen: set[str] = set()
-    continuation: str | None = None  # the attribute whose value goes on over the next lines
+    continuation: str | None = None  # the attribute whose value goes on over the next lines (GPUs, cuDNN files)
+    wrapped: str | None = None  # the attribute whose key ended its line: its value is on the next one
     skipping = False  # inside the CPU block or a section of no interest
-    section: str | None = None
-    lines = text.splitlines()
+    raw_lines = text.splitlines()
+    lines = [clean_line(line) for line in raw_lines]
     sectioned = False
     index = 0
     while index < len(lines):
-        line = lines[index].rstrip()
+        line = lines[index]
         index += 1
         # Sectioned layout: "=====" / title / "=====".
         if _SECTION_RULE.match(line) and index + 1 < len(lines) and _SECTION_RULE.match(lines[index + 1]):
-            section = " ".join(lines[index].split()).lower()
             sectioned = True
-            skipping = section in _SKIPPED_SECTIONS
-            continuation = None
+            skipping = " ".join(lines[index].split()).lower() in _SKIPPED_SECTIONS
+            continuation = wrapped = None
             index += 2
             continue
         package = _PACKAGE_LINE.match(line)
         if package:
             draft.add_package(package.group("tool"), package.group("rest"))
-            continuation = None
+            continuation = wrapped = None
             continue
-        if not line.strip():
-            continuation = None
+        if not line:
+            continuation = wrapped = None
             # The classic CPU block ends at its blank line; a skipped section goes on to the next header.
             if skipping and not sectioned:
                 skipping = False
             continue
         if skipping:
             continue
-        known = _known_key(line)
+        known = known_key(line)
         if known is None:
-            if continuation is not None:
+            if wrapped is not None:
+                draft.set(wrapped, line)
+                draft.note_missing(wrapped, line)
+                wrapped = None
+            elif continuation is not None:
                 draft.set(continuation, line)
             continue
         key, raw = known
-        continuation = None
+        continuation = wrapped = None
         if key == "cpu" and not (raw or "").strip():
             skipping = True  # the classic "CPU:" block: lscpu or wmic output, none of it ours
             continue
-        attribute = _KEYS.get(key)
+        attribute = KEYS.get(key)
         if attribute is None or attribute in seen:
             continue  # the first report in a paste wins
         seen.add(attribute)
         draft.set(attribute, raw)
         draft.note_missing(attribute, raw)
-        if attribute in ("gpu_names", "cudnn") and (not _value(raw) or attribute == "cudnn"):
+        if attribute in ("gpu_names", "cudnn") and (not value_of(raw) or attribute == "cudnn"):
             continuation = attribute
-    return draft.report(text, ("sectioned" if sectioned else "classic") if seen else None)
+        elif not (raw or "").strip():
+            wrapped = attribute
+    # torch's warnings are read from the text as pasted, less the quote markers, colours and fences around it.
+    plain = "\n".join(clean_line(line, bullets=False) for line in raw_lines)
+    return draft.report(plain, ("sectioned" if sectioned else "classic") if seen else None)
 
 
 # --- TorchFacts from a report -----------------------------------------------------------------------------------

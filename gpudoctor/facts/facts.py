@@ -31,6 +31,7 @@ from gpudoctor.facts import (
     os_release,
     sysfs_pci,
 )
+from gpudoctor.facts.lspci import UNPLACED_LSPCI_BLOCK
 from gpudoctor.facts.model import (
     DriverFacts,
     GpuInfo,
@@ -42,6 +43,7 @@ from gpudoctor.facts.model import (
     SmiReport,
 )
 from gpudoctor.facts.sources_state import Missing, SourceRun, source_run
+from gpudoctor.facts.text_facts import TextFacts
 
 if TYPE_CHECKING:
     from gpudoctor.facts.accelerators import Accelerator
@@ -50,6 +52,7 @@ if TYPE_CHECKING:
     from gpudoctor.facts.framework_model import CollectEnvReport, CupyFacts, JaxFacts, TensorflowFacts, TorchFacts
     from gpudoctor.facts.gpu_state import GpuState
     from gpudoctor.facts.health_model import GpuHealth
+    from gpudoctor.facts.inventory import GpuCensus
     from gpudoctor.facts.kernel_log import KernelLog
     from gpudoctor.facts.kernel_module import LoadedModule
     from gpudoctor.facts.python_env import DmiFacts, NvmlBindings, TargetPythonFacts
@@ -57,11 +60,7 @@ if TYPE_CHECKING:
     from gpudoctor.facts.topology_model import MachineTopology, NvLinkState, P2PMatrix, TopoMatrix
 
 
-# The address given to a pasted lspci block that names no device.
-UNPLACED_LSPCI_BLOCK = "unknown"
-
-
-class Facts:
+class Facts(TextFacts):
     """The typed model of one machine, parsed from its evidence on first use.
 
     Checks read only these properties.  ``evidence`` stays reachable for the facts layer's own
@@ -172,10 +171,18 @@ class Facts:
 
     @cached_property
     def pci_scan_available(self) -> bool:
+        """A scan of the whole bus answered: sysfs, or an lspci listing (a pasted LnkCap/LnkSta excerpt is not)."""
+        return self._sysfs_scanned or lspci.lists_devices(self.evidence.text(Ev.LSPCI.value))
+
+    @cached_property
+    def pci_drivers_known(self) -> bool:
+        """Which kernel driver owns each PCI function is known: sysfs was read, or lspci ran with ``-k``."""
+        return self._sysfs_scanned or lspci.shows_drivers(self.evidence.text(Ev.LSPCI.value))
+
+    @cached_property
+    def _sysfs_scanned(self) -> bool:
         data = self.evidence.json(Ev.PCI_DEVICES.value)
-        return (isinstance(data, dict) and data.get("readable") is True) or self.evidence.text(
-            Ev.LSPCI.value
-        ) is not None
+        return isinstance(data, dict) and data.get("readable") is True
 
     @cached_property
     def pci_gpus(self) -> list[PciDevice]:
@@ -190,13 +197,12 @@ class Facts:
     # --- CUDA, cuDNN, libraries ---------------------------------------------
     @cached_property
     def nvcc(self) -> NvccInfo | None:
+        """The nvcc first on PATH: ``nvcc --version``, else what a pasted collect_env report read from it (its
+        "CUDA runtime version" is nvcc's version, "13.0.88")."""
         text = self.evidence.text(Ev.NVCC.value)
-        return nvcc.parse_nvcc_version(text) if text else None
-
-    @cached_property
-    def nvcc_on_path(self) -> bool:
-        item = self.evidence.get(Ev.NVCC.value)
-        return bool(item and item.text)
+        if text:
+            return nvcc.parse_nvcc_version(text)
+        return nvcc.nvcc_from_version(self.collect_env.cuda_runtime) if self.collect_env is not None else None
 
     @cached_property
     def toolkits(self) -> list[CudaToolkit]:
@@ -383,6 +389,13 @@ class Facts:
                 collect_env=self.collect_env,
             )
         )
+
+    @cached_property
+    def gpu_census(self) -> GpuCensus:
+        """How many NVIDIA GPUs any source shows, and whether "none" is established (only a PCI scan does that)."""
+        from gpudoctor.facts.inventory import gpu_census
+
+        return gpu_census(self)
 
     @cached_property
     def accelerators(self) -> tuple[Accelerator, ...]:

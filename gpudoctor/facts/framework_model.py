@@ -191,6 +191,7 @@ class TensorflowLog:
     cuinit_error: str | None = None  # "CUDA_ERROR_NO_DEVICE: no CUDA-capable device..." from "failed call to cuInit: "
     no_cuda_drivers: bool = False  # "Could not find cuda drivers on your machine, GPU will not be used."
     too_old_gpu: tuple[str, str] | None = None  # (device CC, minimum CC): "Ignoring visible gpu device ... 3.7."
+    gpu_device_created: bool = False  # "Adding visible gpu devices: 0" / "Created TensorFlow device (...GPU:0 ...)"
 
 
 @dataclass(frozen=True)

@@ -29,6 +29,10 @@ _TRAILER = re.compile(r"\((?:rev\s+[0-9a-fA-F]+|prog-if\s+[^()]*)\)$")
 _DRIVER = re.compile(r"^\s*Kernel driver in use:\s*(\S+)")
 
 
+# The address given to a pasted lspci block that names no device (a LnkCap/LnkSta excerpt).
+UNPLACED_LSPCI_BLOCK = "unknown"
+
+
 def _normalise_address(address: str) -> str:
     # The sysfs spelling, which facts from other sources are joined on.  Without
     # -D lspci omits the domain; domain 0 is the only one it leaves out.
@@ -88,6 +92,20 @@ def parse_lspci(text: object) -> list[PciDevice]:
                 continue
             devices[-1] = _fill_link(devices[-1], line)
     return devices
+
+
+def lists_devices(text: object) -> bool:
+    """The lspci output lists devices (a scan of the bus), not only a pasted block of one device's lines."""
+    return isinstance(text, str) and any(_DEVICE.match(line) for line in text.splitlines())
+
+
+def shows_drivers(text: object) -> bool:
+    """The lspci output says which driver owns its devices (it ran with ``-k``).  Without ``-k`` (or in a pasted
+    ``lspci | grep NVIDIA``) no device has a "Kernel driver in use" line, so a GPU without one is of unknown
+    binding, not known to have no driver."""
+    return (
+        lists_devices(text) and isinstance(text, str) and ("Kernel driver in use" in text or "Kernel modules" in text)
+    )
 
 
 def fill_from_lspci(device: PciDevice, listed: PciDevice) -> PciDevice:

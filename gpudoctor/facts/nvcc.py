@@ -39,3 +39,18 @@ def parse_nvcc_version(text: object) -> NvccInfo:
             if build_match:
                 build = build_match.group(1)
     return NvccInfo(release=release, version=version, build=build)
+
+
+_TOOLKIT_VERSION = re.compile(r"^\s*V?(?P<version>\d{1,3}\.\d{1,3}(?:\.\d{1,6})?)\b", re.ASCII)
+
+
+def nvcc_from_version(text: object) -> NvccInfo | None:
+    """The nvcc a report named only by its version ("13.0.88", collect_env's "CUDA runtime version"); None when
+    the text is not a CUDA version."""
+    if not isinstance(text, str):
+        return None
+    match = _TOOLKIT_VERSION.match(text)
+    if match is None:
+        return None
+    version = match.group("version")
+    return NvccInfo(release=".".join(version.split(".")[:2]), version=version)

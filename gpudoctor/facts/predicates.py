@@ -51,6 +51,18 @@ def pcie_slow(link: PcieLink | None) -> bool:
 # --------------------------------------------------------------------------- the driver and CUDA
 
 
+# NVIDIA display-driver releases have numbered from 100 up for two decades; anything below is another number
+# printed where a driver version goes: macOS's CUDA driver ("1.1.0", collect_env on a Mac), Jetson's L4T
+# release ("35.3.1").  Such a number cannot be compared with a CUDA release's driver floor.
+_FIRST_DRIVER_BRANCH = 100
+
+
+def comparable_driver(version: str | None) -> bool:
+    """``version`` is an NVIDIA display-driver release that CUDA's driver floors can be compared with."""
+    parsed = kb.parse_driver_version(version)
+    return parsed is not None and parsed[0] >= _FIRST_DRIVER_BRANCH
+
+
 def driver_older(version: str | None, than: str | None) -> bool:
     """``version`` is a driver release older than ``than``; False when either is not a driver version."""
     a, b = kb.parse_driver_version(version), kb.parse_driver_version(than)

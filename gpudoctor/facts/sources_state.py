@@ -41,6 +41,43 @@ class Missing:
         }[self.why]
         return f"{what} {text}" + (f": {self.error}" if self.error else "")
 
+    def settled_by(self) -> str:
+        """The command that would settle the unknown on the machine the evidence came from."""
+        return settling_command(self.source)
+
+
+# The command a person types to collect one source by hand (``gpudoctor collect`` collects them all).  What a
+# report says is unknown comes with the command that would settle it.
+SETTLING_COMMANDS: dict[EvidenceKey, str] = {
+    EvidenceKey.NVIDIA_SMI: "nvidia-smi",
+    EvidenceKey.NVIDIA_SMI_XML: "nvidia-smi -q",
+    EvidenceKey.NVIDIA_SMI_LIST: "nvidia-smi -L",
+    EvidenceKey.NVIDIA_SMI_TOPO: "nvidia-smi topo -m",
+    EvidenceKey.NVIDIA_SMI_P2P: "nvidia-smi topo -p2p r",
+    EvidenceKey.NVIDIA_SMI_NVLINK: "nvidia-smi nvlink -s",
+    EvidenceKey.FABRIC_MANAGER: "systemctl status nvidia-fabricmanager",
+    EvidenceKey.NVML: "nvidia-smi",
+    EvidenceKey.PROC_DRIVER_VERSION: "cat /proc/driver/nvidia/version",
+    EvidenceKey.SYS_MODULE_VERSION: "cat /proc/driver/nvidia/version",
+    EvidenceKey.PROC_MODULES: "lsmod | grep -E 'nvidia|nouveau'",
+    EvidenceKey.KERNEL_LOG: "sudo dmesg | grep -E 'NVRM|Xid'",
+    EvidenceKey.LSPCI: "lspci -nnk | grep -iA3 nvidia",
+    EvidenceKey.PCI_DEVICES: "lspci -nnk | grep -iA3 nvidia",
+    EvidenceKey.NVCC: "nvcc --version",
+    EvidenceKey.CUDA_TOOLKITS: "ls -d /usr/local/cuda*",
+    EvidenceKey.CUDNN: "ldconfig -p | grep libcudnn",
+    EvidenceKey.LDCONFIG: "ldconfig -p | grep -E 'libcuda|libcudnn|libnvidia-ml'",
+    EvidenceKey.DRIVER_LIBRARIES: "ldconfig -p | grep libnvidia-ml",
+    EvidenceKey.DEVICE_NODES: "ls -l /dev/nvidia*",
+    EvidenceKey.TORCH_COLLECT_ENV: "python -m torch.utils.collect_env",
+    EvidenceKey.FRAMEWORK_TORCH: "python -m torch.utils.collect_env",
+}
+
+
+def settling_command(key: EvidenceKey | None) -> str:
+    """The command that collects ``key`` by hand; ``gpudoctor collect`` for a source without one of its own."""
+    return SETTLING_COMMANDS.get(key, "gpudoctor collect") if key is not None else "gpudoctor collect"
+
 
 @dataclass(frozen=True)
 class SourceRun:

@@ -14,6 +14,7 @@ import re
 
 from gpudoctor.evidence import sniff
 from gpudoctor.facts.framework_model import TensorflowLog
+from gpudoctor.facts.text_search import lines_with_any
 
 MAX_LINES = 100
 MAX_LINE_CHARS = 2000
@@ -38,6 +39,15 @@ _TOO_OLD = re.compile(
     r"The minimum required Cuda capability is (\d+\.\d+)",
     re.IGNORECASE,
 )
+# TensorFlow found and set up a GPU (what it logs before any library failure, which is read separately):
+# "Found device 0 with properties:", "Adding visible gpu devices: 0, 1" (TF 1.x-2.x),
+# "Created TensorFlow device (/job:localhost/replica:0/task:0/device:GPU:0 with 30871 MB memory) -> ...",
+# "Creating TensorFlow device (/gpu:0) -> (device: 0, name: Tesla K40m, ...)" (TF 1.0-1.2).
+_GPU_DEVICE_CREATED = re.compile(
+    r"Found device \d+ with properties|Adding visible gpu devices: \d"
+    r"|Creat(?:ed|ing) (?:TensorFlow )?device \(?(?:/job:\S*?)?/(?:device:GPU|gpu):\d",
+    re.IGNORECASE,
+)
 
 # The shape of a line TensorFlow (or the XLA/TSL code inside it) logged.
 _LOG_SHAPE = re.compile(
@@ -60,6 +70,12 @@ _GPU_RELATED = re.compile(
     r"|cuInit|NUMA|compute capability|StreamExecutor|ptxas|libdevice|nvptx|\.so\.\d|\.dll\b",
     re.IGNORECASE,
 )
+# Lower-case words of which every GPU-related line holds one (a superset of _GPU_RELATED, for a fast first pass).
+_GPU_WORDS = (
+    "cuda", "cudnn", "cublas", "cufft", "curand", "cusolver", "cusparse", "nccl", "tensorrt", "tf-trt", "gpu",
+    "dlopen", "dynamic library", "cuinit", "numa", "compute capability", "streamexecutor", "ptxas", "libdevice",
+    "nvptx", ".so.", ".dll",
+)  # fmt: skip
 # Only for sniffing a lone pasted file: strings no other source writes.
 
 
@@ -82,10 +98,13 @@ def parse_tensorflow_log(text: object) -> TensorflowLog:
     cudnn_mismatch: tuple[str, str] | None = None
     cuinit_error: str | None = None
     too_old_gpu: tuple[str, str] | None = None
+    gpu_device_created = False
     lines: list[str] = []
-    for raw in text.splitlines():
+    for raw in lines_with_any(text, _GPU_WORDS):
         line = raw.strip()
-        if not line or not _is_tensorflow_line(line):
+        # Every fact below is about the GPU or its libraries: the cheap GPU test first spares a long training
+        # log's progress lines the TensorFlow-line test.
+        if not line or not _GPU_RELATED.search(line) or not _is_tensorflow_line(line):
             continue
         for match in _MISSING.finditer(line):
             name = match.group(1).strip()
@@ -101,12 +120,13 @@ def parse_tensorflow_log(text: object) -> TensorflowLog:
         cuinit = _CUINIT.search(line)
         if cuinit and cuinit_error is None:
             cuinit_error = cuinit.group(1).strip()[:MAX_LINE_CHARS] or None
+        gpu_device_created = gpu_device_created or _GPU_DEVICE_CREATED.search(line) is not None
         too_old = _TOO_OLD.search(line)
         if too_old and too_old_gpu is None:
             too_old_gpu = (too_old.group(1), too_old.group(2))
         # The count is capped (a retry loop can log the same failure thousands of times); the facts above are
         # still read from every line.
-        if _GPU_RELATED.search(line) and len(lines) < MAX_LINES:
+        if len(lines) < MAX_LINES:
             lines.append(line[:MAX_LINE_CHARS])
     return TensorflowLog(
         missing_libraries=missing_libraries,
@@ -116,4 +136,5 @@ def parse_tensorflow_log(text: object) -> TensorflowLog:
         cuinit_error=cuinit_error,
         no_cuda_drivers=no_cuda_drivers,
         too_old_gpu=too_old_gpu,
+        gpu_device_created=gpu_device_created,
     )

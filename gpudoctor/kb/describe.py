@@ -12,6 +12,7 @@ from collections.abc import Callable
 from typing import Any
 
 from gpudoctor.kb import loading
+from gpudoctor.kb.describe_errors import cause_item, causes_table, signature_item, signatures_table
 from gpudoctor.kb.describe_hardware import (
     gpus_table,
     health_table,
@@ -32,7 +33,22 @@ from gpudoctor.kb.describe_software import (
 from gpudoctor.kb.errors import KnowledgeError
 from gpudoctor.kb.loading import as_dict
 
-TOPICS = ("driver", "torch", "tensorflow", "cudnn", "gpus", "jax", "cupy", "specs", "pcie", "xid", "health", "docker")
+TOPICS = (
+    "driver",
+    "torch",
+    "tensorflow",
+    "cudnn",
+    "gpus",
+    "jax",
+    "cupy",
+    "specs",
+    "pcie",
+    "xid",
+    "health",
+    "docker",
+    "signatures",
+    "causes",
+)
 _ALIASES = {
     "pytorch": "torch",
     "tf": "tensorflow",
@@ -51,9 +67,12 @@ _ALIASES = {
     "docker_cuda": "docker",
     "nvidia-cuda": "docker",
     "containers": "docker",
+    "signature": "signatures",
+    "errors": "signatures",
+    "cause": "causes",
 }
 # Topics that take one item after them (``gpudoctor kb xid 79``).
-_ITEM_TOPICS = ("xid",)
+_ITEM_TOPICS = ("xid", "signatures", "causes")
 
 
 # --------------------------------------------------------------------------- overview
@@ -92,6 +111,8 @@ _RENDERERS: dict[str, Callable[[], list[str]]] = {
     "xid": xid_table,
     "health": health_table,
     "docker": docker_table,
+    "signatures": signatures_table,
+    "causes": causes_table,
 }
 
 
@@ -115,6 +136,7 @@ def render_kb_text(info: dict[str, Any] | None = None, topic: str | None = None,
                 raise KnowledgeError(
                     f"knowledge-base topic {name!r} takes no argument (only: {', '.join(_ITEM_TOPICS)})"
                 )
-            return "\n".join(xid_item(str(item).strip())).rstrip() + "\n"
+            item_renderer = {"xid": xid_item, "signatures": signature_item, "causes": cause_item}[name]
+            return "\n".join(item_renderer(str(item).strip())).rstrip() + "\n"
         return "\n".join(renderer()).rstrip() + "\n"
     return "\n".join(_overview(info if isinstance(info, dict) else loading.kb_info())).rstrip() + "\n"

@@ -312,3 +312,9 @@ def driver_runs_natively(driver_version: str | None, cuda: str | None, os: str =
     if needed is None:
         return None
     return driver >= needed
+
+
+# No PyTorch 1.x or 2.x binary ships kernels below this compute capability (1.x builds started at sm_35; the
+# table's releases start higher): a GPU below it runs no PyTorch wheel at all.  Source: the arch lists of the
+# PyTorch release builds (pytorch/builder and .ci scripts' TORCH_CUDA_ARCH_LIST), as kept in pytorch.json.
+TORCH_OLDEST_CAPABILITY = "3.5"

@@ -33,6 +33,7 @@ STATUS_ORDER: tuple[Status, ...] = (
     Status.PROBLEM,
     Status.NOT_APPLICABLE,
     Status.CRASHED,
+    Status.CONSEQUENCE,
 )
 
 # Singular / plural wording of each status in a summary line.
@@ -42,6 +43,7 @@ _STATUS_WORDS: dict[Status, tuple[str, str]] = {
     Status.PROBLEM: ("problem", "problems"),
     Status.NOT_APPLICABLE: ("not applicable", "not applicable"),
     Status.CRASHED: ("crashed", "crashed"),
+    Status.CONSEQUENCE: ("follows from another", "follow from others"),
 }
 
 # "Worst" for the JSON summary: a problem outranks a crash (as in the exit
@@ -49,6 +51,7 @@ _STATUS_WORDS: dict[Status, tuple[str, str]] = {
 _WORST_RANK: dict[Status, int] = {
     Status.NOT_APPLICABLE: 0,
     Status.OK: 1,
+    Status.CONSEQUENCE: 1,
     Status.WARNING: 2,
     Status.CRASHED: 3,
     Status.PROBLEM: 4,
@@ -82,6 +85,8 @@ def summary_counts_text(report: Report) -> str:
     parts = []
     for status in STATUS_ORDER:
         n = counts[status.value]
+        if n == 0 and status is Status.CONSEQUENCE:
+            continue  # a status most reports never have; its count is always in the JSON
         singular, plural = _STATUS_WORDS[status]
         parts.append(f"{n} {singular if n == 1 else plural}")
     return ", ".join(parts)
@@ -97,16 +102,24 @@ def source_description(source: ReportSource) -> str:
     return str(kind) if kind else "unknown source"
 
 
-def gpu_names_text(gpus: list[GpuRecord]) -> str:
-    """'2 GPUs (2x NVIDIA A100-SXM4-80GB)' (identical names folded together)."""
+# What the header says when no source that lists GPUs was read: unknown, never "none".
+GPUS_NOT_KNOWN = "GPUs not known (nothing that lists them was collected)"
+_UNNAMED = "model not reported"
+
+
+def gpu_names_text(gpus: list[GpuRecord], known: object = True) -> str:
+    """'2 GPUs (2x NVIDIA A100-SXM4-80GB)' (identical names folded together); 'no NVIDIA GPUs' only when
+    ``known`` (the summary's ``gpus_known``) says the empty list is established, else :data:`GPUS_NOT_KNOWN`."""
     if not gpus:
-        return "no NVIDIA GPUs"
+        return "no NVIDIA GPUs" if known is not False else GPUS_NOT_KNOWN
     names: dict[str, int] = {}
     for gpu in gpus:
         # A report read back from JSON may hold anything here: show it rather than fail.
-        name = str(gpu.get("name") or "unknown GPU") if isinstance(gpu, dict) else str(gpu)
+        name = str(gpu.get("name") or _UNNAMED) if isinstance(gpu, dict) else str(gpu)
         names[name] = names.get(name, 0) + 1
     noun = "GPU" if len(gpus) == 1 else "GPUs"
+    if list(names) == [_UNNAMED]:
+        return f"{len(gpus)} {noun} ({_UNNAMED})"
     listed = ", ".join(name if n == 1 else f"{n}x {name}" for name, n in names.items())
     return f"{len(gpus)} {noun} ({listed})"
 
@@ -115,7 +128,7 @@ def machine_summary_parts(machine: MachineSummary) -> list[str]:
     """Short phrases about the machine, for whichever keys are present."""
     parts = []
     if "gpus" in machine and isinstance(machine["gpus"], list):
-        parts.append(gpu_names_text(machine["gpus"]))
+        parts.append(gpu_names_text(machine["gpus"], machine.get("gpus_known", True)))
     if machine.get("driver_version"):
         parts.append(f"driver {machine['driver_version']}")
     if machine.get("cuda_driver_max"):
@@ -144,6 +157,21 @@ def next_step_headline(step: NextStep) -> str:
 def compact_json(value: Any) -> str:
     """One-line JSON for data dicts; unknown types shown via str() rather than failing."""
     return json.dumps(value, ensure_ascii=False, default=str)
+
+
+# How many lines of a finding's quoted evidence a report shows (the JSON has all of it).
+QUOTE_LINES = 3
+
+
+def consequences_by_root(results: Iterable[CheckResult]) -> dict[str, list[str]]:
+    """Root check code -> the codes of the checks whose findings were folded under it, in report order."""
+    explains: dict[str, list[str]] = {}
+    for result in results:
+        for finding in result.findings:
+            root = finding.consequence_of
+            if root and result.code not in explains.setdefault(root, []):
+                explains[root].append(result.code)
+    return explains
 
 
 def shown_findings(result: CheckResult, *, include_info: bool) -> list[Finding]:

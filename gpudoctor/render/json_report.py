@@ -27,6 +27,7 @@ def _counts(report: Report) -> CountsJson:
         "problem": counts["problem"],
         "not_applicable": counts["not_applicable"],
         "crashed": counts["crashed"],
+        "consequence": counts["consequence"],
     }
 
 

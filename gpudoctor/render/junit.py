@@ -61,7 +61,7 @@ def _testcase(parent: ET.Element, area: str, result: CheckResult, *, warnings_as
     if status is Status.NOT_APPLICABLE:
         ET.SubElement(case, "skipped", {"message": summary})
         return "skipped"
-    if status is Status.WARNING:
+    if status in (Status.WARNING, Status.CONSEQUENCE):
         ET.SubElement(case, "system-out").text = _xml_text(_findings_text(result))
     return "passed"
 

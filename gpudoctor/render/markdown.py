@@ -17,6 +17,7 @@ from gpudoctor.areas import area_title
 from gpudoctor.evidence.redact import redact as redact_text
 from gpudoctor.render.common import (
     NEEDS_ROOT,
+    consequences_by_root,
     next_step_headline,
     printable,
     source_description,
@@ -39,6 +40,7 @@ STATUS_CELLS: dict[Status, str] = {
     Status.PROBLEM: "❌ problem",
     Status.NOT_APPLICABLE: "➖ n/a",
     Status.CRASHED: "💥 crashed",
+    Status.CONSEQUENCE: "↳ follows",
 }
 
 _SEVERITY_LABELS = {Severity.INFO: "info", Severity.WARNING: "warning", Severity.PROBLEM: "problem"}
@@ -169,11 +171,14 @@ def _findings_section(report: Report) -> list[str]:
     if not flagged:
         return []
     lines = ["## Findings", ""]
+    explains = consequences_by_root(report.results)
     for result in flagged:
         lines += [f"### {STATUS_CELLS[result.status]}: {result.code} {_inline(result.title)}", ""]
         for finding in result.findings:
             if finding.severity is not Severity.INFO:
                 lines += _finding(finding)
+        if result.code in explains:
+            lines += [f"Also explains: {', '.join(explains[result.code])}", ""]
         if result.status is Status.CRASHED:
             lines += [f"A gpudoctor bug, not a verdict on this machine: {_inline(result.summary)}", ""]
             if result.traceback:
@@ -186,6 +191,10 @@ def _findings_section(report: Report) -> list[str]:
 def _finding(finding: Finding) -> list[str]:
     code = f" ({finding.code})" if finding.code else ""
     lines = [f"- **{_SEVERITY_LABELS[finding.severity]}**{code}: {_inline(finding.message)}", ""]
+    if finding.quote:
+        lines += ["  Seen:", ""]
+        lines += ["  " + line for line in fenced(finding.quote, "text")]
+        lines.append("")
     if finding.evidence:
         lines += ["  Evidence:", ""]
         lines += ["  " + line for line in fenced("\n".join(finding.evidence), "text")]

@@ -19,7 +19,9 @@ import gpudoctor
 from gpudoctor.areas import area_title
 from gpudoctor.render.common import (
     NEEDS_ROOT,
+    QUOTE_LINES,
     compact_json,
+    consequences_by_root,
     machine_summary_parts,
     next_step_headline,
     printable,
@@ -40,6 +42,7 @@ PLAIN_MARKS: dict[Status, str] = {
     Status.PROBLEM: "[FAIL]",
     Status.NOT_APPLICABLE: "[ n/a]",
     Status.CRASHED: "[CRSH]",
+    Status.CONSEQUENCE: "[ -> ]",
 }
 
 # Single-cell symbols for a colour terminal.
@@ -49,6 +52,7 @@ COLOR_MARKS: dict[Status, str] = {
     Status.PROBLEM: "✗",
     Status.NOT_APPLICABLE: "–",
     Status.CRASHED: "↯",
+    Status.CONSEQUENCE: "↳",
 }
 
 STATUS_STYLES: dict[Status, str] = {
@@ -57,6 +61,7 @@ STATUS_STYLES: dict[Status, str] = {
     Status.PROBLEM: "bold red",
     Status.NOT_APPLICABLE: "dim",
     Status.CRASHED: "magenta",
+    Status.CONSEQUENCE: "yellow",
 }
 
 SEVERITY_STYLES: dict[Severity, str] = {
@@ -143,11 +148,15 @@ def layout(report: Report, *, verbose: bool, symbols: bool) -> list[Line]:
     lines: list[Line] = []
     lines += _header(report, verbose=verbose)
     code_width = max((len(r.code) for r in report.results), default=0)
+    explains = consequences_by_root(report.results)
     for area, results in group_by_area(report.results):
         lines.append([])
         lines.append([(area_title(area), "bold underline")])
         for result in results:
             lines += _check_lines(result, code_width, verbose=verbose, symbols=symbols)
+            if result.code in explains and result.status in (Status.PROBLEM, Status.WARNING):
+                indent = " " * (2 + len(PLAIN_MARKS[result.status]) + 1)
+                lines.append([(indent + "  also explains: ", "dim"), (", ".join(explains[result.code]), "")])
     lines.append([])
     lines += _footer(report)
     return lines
@@ -242,6 +251,10 @@ def _finding_lines(finding: Finding, indent: str, *, verbose: bool) -> list[Line
         ]
     ]
     inner = indent + "  "
+    if finding.quote:
+        quoted = finding.quote.splitlines()
+        for number, line in enumerate(quoted[:QUOTE_LINES]):
+            lines.append([(f"{inner}{'seen: ' if number == 0 else '      '}", "dim"), (line, "italic")])
     if verbose:
         for line in finding.evidence:
             lines.append([(f"{inner}evidence: {line}", "dim")])

@@ -19,7 +19,7 @@ from gpudoctor.api import Severity
 from gpudoctor_checks import frameworks, jax_cupy, pytorch, tensorflow
 from tests.helpers.fixtures import real_fixtures_dir
 from tests.synthetic import framework_probe_json as synthetic
-from tests.synthetic.evidence import make_evidence, run
+from tests.synthetic.evidence import NO_GPU_SCAN, make_evidence, run
 
 RECORDED = pathlib.Path(__file__).resolve().parent.parent / "recorded" / "cpu-container-debian"
 
@@ -72,9 +72,19 @@ def test_cpu_torch_on_an_rtx4090_box_gets_a_cuda_wheel_for_this_driver():
 
 
 def test_cpu_torch_without_gpu_is_fine():
-    outcome = run(pytorch.torch_build_matches, make_evidence(framework_torch_json=_recorded("torch")))
+    # The PCI scan (SYNTHETIC, no NVIDIA function on the bus) is what establishes "no GPU".
+    evidence = make_evidence(framework_torch_json=_recorded("torch"), pci_devices_json=NO_GPU_SCAN)
+    outcome = run(pytorch.torch_build_matches, evidence)
     assert outcome.status.value == "ok"
     assert "no NVIDIA GPU" in outcome.summary
+
+
+def test_cpu_torch_where_nothing_says_whether_there_is_a_gpu_is_not_called_fine():
+    # Unknown is not fine: a CPU-only build where a GPU may be is a warning that says what settles it.
+    outcome = run(pytorch.torch_build_matches, make_evidence(framework_torch_json=_recorded("torch")))
+    assert outcome.status.value == "warning"
+    assert outcome.findings[0].cause == "torch-cpu-build"
+    assert "not known" in outcome.summary and "lspci" in outcome.summary
 
 
 def test_tensorflow_cpu_on_a_gpu_box_gets_and_cuda():

@@ -16,7 +16,9 @@ from tests.helpers.fixtures import real_fixtures_dir
 HEAVY_MODULES = ("rich", "pynvml", "psutil", "torch", "tensorflow", "packaging", "distro")
 
 
-def gpudoctor(*args: str, env: dict | None = None, cwd: str | None = None, timeout: float = 120):
+def gpudoctor(
+    *args: str, env: dict | None = None, cwd: str | None = None, timeout: float = 120, input: str | None = None
+):
     full_env = dict(os.environ)
     full_env.pop("NO_COLOR", None)
     full_env.update(env or {})
@@ -27,6 +29,8 @@ def gpudoctor(*args: str, env: dict | None = None, cwd: str | None = None, timeo
         env=full_env,
         cwd=cwd,
         timeout=timeout,
+        input=input,
+        stdin=None if input is not None else subprocess.DEVNULL,
     )
 
 
@@ -113,7 +117,32 @@ def test_garbage_file_is_one_line_and_exit_2(tmp_path):
     garbage.write_bytes(bytes(range(256)) * 10)
     result = gpudoctor("check", "--from", str(garbage))
     assert result.returncode == 2
-    assert "cannot tell what" in result.stderr
+    assert "holds binary data" in result.stderr and result.stderr.count("\n") == 1
+
+
+def test_an_unrecognised_paste_is_scanned_not_refused(tmp_path):
+    # A single error line of no known tool's output shape (real text, NVIDIA/nvidia-docker#177).
+    paste = tmp_path / "what-i-saw.txt"
+    paste.write_text("nvidia-docker | 2016/08/22 12:54:02 Error: unsupported CUDA version: driver 7.5 < image 8.0\n")
+    result = gpudoctor("check", "--from", str(paste), "--format", "json")
+    assert result.returncode == 1, result.stderr
+    causes = {f["cause"] for r in as_json(result)["results"] for f in r["findings"]}
+    assert "container-cuda-too-new" in causes
+
+
+def test_check_reads_a_paste_from_standard_input():
+    # Real line (NVIDIA/nvidia-docker#1671) as it comes out of `xclip -o`, quoted in a Markdown reply.
+    pasted = "> ```\r\n> Failed to initialize NVML: Unknown Error\r\n> ```\r\n"
+    result = gpudoctor("check", "--from", "-", "--format", "json", input=pasted)
+    assert result.returncode in (0, 1), result.stderr
+    report = as_json(result)
+    assert report["source"] == {"kind": "snapshot", "path": "<stdin>"}
+    assert any(f["quote"] for r in report["results"] for f in r["findings"])
+
+
+def test_empty_standard_input_is_one_line_and_exit_2():
+    result = gpudoctor("check", "--from", "-", input="")
+    assert result.returncode == 2 and "empty" in result.stderr and result.stderr.count("\n") == 1
 
 
 def test_directory_without_evidence_is_exit_2(tmp_path):

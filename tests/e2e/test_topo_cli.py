@@ -41,6 +41,7 @@ def test_json_carries_the_structured_topology_and_follows_the_schema():
         "TOPO003": "not_applicable",
         "TOPO004": "not_applicable",
         "TOPO005": "ok",
+        "TOPO006": "not_applicable",
     }
 
 

@@ -99,9 +99,12 @@ def test_gpus_on_the_bus_without_a_driver_is_a_problem_with_the_fix():
     assert by_code["PCI001"].status.value == "ok" and "2 NVIDIA GPUs" in by_code["PCI001"].summary
     assert by_code["PCI002"].status.value == "problem"
     assert "no kernel driver bound" in by_code["PCI002"].findings[0].message
-    assert by_code["DRV001"].status.value == "problem"
+    # One root cause, one problem: the module not loaded is PCI002's finding; DRV001 and NVML001 say the same
+    # cause, or what follows from it, and are folded under it (their fix kept).
+    assert by_code["DRV001"].status.value == "consequence"
+    assert by_code["DRV001"].findings[0].consequence_of == "PCI002"
     assert any("modprobe nvidia" in c for c in by_code["DRV001"].findings[0].fix.commands)
-    assert by_code["NVML001"].status.value == "problem"
+    assert by_code["NVML001"].status.value == "consequence"
     assert "kernel module is not loaded" in by_code["NVML001"].summary
     assert by_code["GATE001"].status.value == "problem"
     assert report.exit_code() == 1

@@ -65,7 +65,7 @@ def test_stable_top_level_shape():
     assert doc["schema_version"] == SCHEMA_VERSION == report_schema()["properties"]["schema_version"]["const"]
     assert doc["tool"] == {"name": "gpudoctor", "version": "0.0.0+synthetic"}
     assert doc["summary"] == {
-        "counts": {"ok": 4, "warning": 1, "problem": 1, "not_applicable": 2, "crashed": 1},
+        "counts": {"ok": 4, "warning": 1, "problem": 1, "not_applicable": 2, "crashed": 1, "consequence": 0},
         "exit_code": 1,
         "worst": "problem",
     }
