@@ -67,7 +67,7 @@ _SITE_PACKAGES_TORCH = re.compile(
 
 def _capability_from_sm(digits: str) -> str | None:
     """ "120" -> "12.0", "86" -> "8.6" (the last digit is the minor version)."""
-    if not digits.isdigit() or len(digits) < 2:
+    if not digits.isdecimal() or len(digits) < 2:
         return None
     return f"{int(digits[:-1])}.{digits[-1]}"
 

@@ -61,7 +61,7 @@ class PythonTarget:
     @property
     def major_minor(self) -> str | None:
         parts = (self.version or "").split(".")
-        return ".".join(parts[:2]) if len(parts) >= 2 and parts[0].isdigit() and parts[1].isdigit() else None
+        return ".".join(parts[:2]) if len(parts) >= 2 and parts[0].isdecimal() and parts[1].isdecimal() else None
 
     @property
     def os(self) -> str | None:

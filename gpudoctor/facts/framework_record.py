@@ -77,7 +77,7 @@ def dotted_version(value: object) -> str | None:
         text = value.strip()
         if re.fullmatch(r"\d+(?:\.\d+)+", text):
             return text
-        value = int(text) if text.isdigit() else None
+        value = int(text) if text.isdecimal() else None
     number = json_int(value)
     if number is None or number <= 0:
         return None
@@ -94,7 +94,7 @@ def capability(value: object) -> str | None:
         text = value.strip()
         if re.fullmatch(r"\d+\.\d+", text):
             return text
-        value = int(text) if text.isdigit() else None
+        value = int(text) if text.isdecimal() else None
     number = json_int(value)
     if number is None or number < 10:
         return None

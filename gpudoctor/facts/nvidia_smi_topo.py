@@ -210,9 +210,9 @@ def _read_row(
         read.cpu_affinity[index] = ""  # printed empty (a cgroup-limited job, some Windows drivers)
     elif cpu is not None and cpu != "N/A":
         read.cpu_affinity[index] = cpu
-    if numa is not None and numa.isdigit():
+    if numa is not None and numa.isdecimal():
         read.numa_affinity[index] = int(numa)
-    if gpu_numa is not None and gpu_numa.isdigit():
+    if gpu_numa is not None and gpu_numa.isdecimal():
         read.gpu_numa_id[index] = int(gpu_numa)
     return complete
 

@@ -257,7 +257,7 @@ def merge_topology(given: TopologySources) -> MachineTopology:
         nodes = cpu.get("numa_nodes")
         if isinstance(nodes, dict):
             numa_nodes = {
-                int(k): v for k, v in nodes.items() if isinstance(k, str) and k.isdigit() and isinstance(v, str)
+                int(k): v for k, v in nodes.items() if isinstance(k, str) and k.isdecimal() and isinstance(v, str)
             }
         allowed = cpu.get("process_cpus")
         if (

@@ -172,7 +172,7 @@ def jax_extras() -> tuple[JaxExtra, ...]:
                 extra=raw["extra"],
                 cuda_major=major,
                 linux_driver_min=raw.get("linux_driver_min") if isinstance(raw.get("linux_driver_min"), str) else None,
-                driver_branch_min=int(branch) if isinstance(branch, str) and branch.isdigit() else None,
+                driver_branch_min=int(branch) if isinstance(branch, str) and branch.isdecimal() else None,
                 min_compute_capability=raw.get("min_compute_capability")
                 if isinstance(raw.get("min_compute_capability"), str)
                 else None,
@@ -246,7 +246,7 @@ def cupy_package_for_cuda(cuda_major: int | None) -> str | None:
     (CUDA 11.2+; CuPy v14 dropped it); other majors or junk -> None."""
     if isinstance(cuda_major, bool):
         return None
-    if isinstance(cuda_major, str) and cuda_major.strip().isdigit():
+    if isinstance(cuda_major, str) and cuda_major.strip().isdecimal():
         cuda_major = int(cuda_major.strip())
     if not isinstance(cuda_major, int):
         return None

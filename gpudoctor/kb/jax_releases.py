@@ -222,7 +222,7 @@ def choose_jax(
 
 
 def _extra_major(extra: str) -> int:
-    digits = "".join(ch for ch in extra if ch.isdigit())
+    digits = "".join(ch for ch in extra if ch.isdecimal())
     return int(digits) if digits else 0
 
 

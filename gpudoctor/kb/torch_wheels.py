@@ -280,7 +280,7 @@ def driver_branch_floor(cuda_major: int) -> int | None:
     for row in _driver_data().get("minor_version_compat", []):
         if isinstance(row, dict) and row.get("cuda_major") == cuda_major:
             branch = row.get("branch_min")
-            if isinstance(branch, str) and branch.isdigit():
+            if isinstance(branch, str) and branch.isdecimal():
                 return int(branch)
     return None
 
