@@ -12,6 +12,7 @@ outputs).  What no section claims stays in the whole paste, which is scanned for
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -75,15 +76,31 @@ _COMMAND_KINDS: tuple[tuple[re.Pattern[str], str], ...] = (
 )
 
 
+# A line that may start an output, depending on the lines after it (a timestamp above a table, a KEY=value).
+_TIMESTAMP = "timestamp"
+_KEY_VALUE = "key-value"
+
+
 def _starts(lines: list[str], i: int) -> str | None:
     """The kind whose output starts at line ``i``, or None."""
-    line = lines[i]
+    kind = _line_kind(lines[i])
+    if kind == _TIMESTAMP:
+        return Ev.NVIDIA_SMI if any(_SMI_TABLE_LINE.match(n) for n in lines[i + 1 : i + 3]) else None
+    if kind == _KEY_VALUE:
+        return Ev.OS_RELEASE if i + 1 < len(lines) and _OS_RELEASE_LINE.match(lines[i + 1]) else None
+    return kind
+
+
+# Logs repeat their lines (progress bars, retries): each distinct line is classified once.
+@functools.lru_cache(maxsize=1 << 15)
+def _line_kind(line: str) -> str | None:
+    """What the line alone says it starts (or may start, with the lines after it), else None."""
     if _COLLECT_ENV_START.match(line):
         return Ev.TORCH_COLLECT_ENV
     if _SMI_HEADER.match(line) or _SMI_ERROR.search(line):
         return Ev.NVIDIA_SMI
-    if _SMI_TIMESTAMP.match(line) and any(_SMI_TABLE_LINE.match(n) for n in lines[i + 1 : i + 3]):
-        return Ev.NVIDIA_SMI
+    if _SMI_TIMESTAMP.match(line):
+        return _TIMESTAMP
     if _SMI_LIST.match(line):
         return Ev.NVIDIA_SMI_LIST
     if _TOPO_HEADER.match(line):
@@ -94,8 +111,8 @@ def _starts(lines: list[str], i: int) -> str | None:
         return Ev.NVCC
     if _LSPCI_DEVICE.match(line) or _LSPCI_FIELD.match(line):
         return Ev.LSPCI
-    if _OS_RELEASE_LINE.match(line) and i + 1 < len(lines) and _OS_RELEASE_LINE.match(lines[i + 1]):
-        return Ev.OS_RELEASE
+    if _OS_RELEASE_LINE.match(line):
+        return _KEY_VALUE
     if _TRACEBACK.match(line):
         return TRACEBACK
     if _PACKAGES.match(line):
@@ -103,6 +120,7 @@ def _starts(lines: list[str], i: int) -> str | None:
     return None
 
 
+@functools.lru_cache(maxsize=1 << 15)
 def _continues(kind: str, line: str) -> bool:
     """Whether a line (not the start of another output) still belongs to an output of ``kind``."""
     fits: dict[str, Callable[[str], object]] = {
