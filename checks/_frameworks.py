@@ -195,8 +195,11 @@ def probe_status_outcome(framework: str, fw: FrameworkFacts) -> Outcome | None:
     module = MODULES[framework]
     debug = Fix("Run the import by hand to see the whole output.", (f"{_python(fw.python)} -c 'import {module}'",))
     if run.status == "timed_out":
+        # The runner names what hung (the interpreter itself, or the import); its words win over a guess.
         message = (
-            f"importing {module} in {where} did not finish within the probe timeout "
+            f"{run.error} ({where})"
+            if run.error
+            else f"importing {module} in {where} did not finish within the probe timeout "
             f"({run.duration_s or 0:.0f} s): it hangs, often on a stuck GPU or a slow network file system"
         )
         return Outcome(message, [Finding(Severity.PROBLEM, message, debug, evidence)], data)

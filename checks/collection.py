@@ -62,6 +62,9 @@ def sources_answered(facts: Facts, ctx: CheckContext) -> Outcome:
                 (item.name, MANIFEST),
             )
         )
+    damaged = _damaged_xml(facts)
+    if damaged is not None:
+        findings.append(damaged)
     data = {
         "sources": len(items),
         "timed_out": [i.name for i in timed_out],
@@ -69,5 +72,24 @@ def sources_answered(facts: Facts, ctx: CheckContext) -> Outcome:
         "slowest": max(((i.duration_s or 0.0, i.name) for i in items), default=(0.0, None))[1],
     }
     if findings:
-        return Outcome(f"{len(timed_out)} source(s) timed out, {len(crashed)} crashed", findings, data)
+        summary = f"{len(timed_out)} source(s) timed out, {len(crashed)} crashed"
+        if damaged is not None:
+            summary += ", the nvidia-smi -q -x output is damaged"
+        return Outcome(summary, findings, data)
     return ok(f"{len(items)} sources collected", data=data)
+
+
+def _damaged_xml(facts: Facts) -> Finding | None:
+    """The `nvidia-smi -q -x` output is there but damaged (cut off, garbled): its facts hold only what came
+    before the damage, so the report must say so rather than read the silence as "nothing wrong"."""
+    report = facts.smi_xml
+    error = report.error if report is not None else None
+    if error is None or error.kind not in ("truncated", "unparsable"):
+        return None
+    return Finding(
+        Severity.WARNING,
+        f"the `nvidia-smi -q -x` output is damaged ({error.message}): what the report says about the GPUs "
+        "holds only what came before the damage",
+        Fix("Collect it again on the machine.", ("nvidia-smi -q -x > nvidia-smi-q-x.xml",)),
+        (Ev.NVIDIA_SMI_XML,),
+    )

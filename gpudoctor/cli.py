@@ -23,7 +23,8 @@ from gpudoctor.cli_options import (
     driver_version,
     framework_spec,
     framework_spec_or_none,
-    positive_float,
+    gibibytes,
+    input_path,
     positive_int,
     python_version,
 )
@@ -58,6 +59,7 @@ def build_parser() -> argparse.ArgumentParser:
     check.add_argument(
         "--from",
         dest="from_path",
+        type=input_path,
         metavar="PATH",
         help="diagnose a snapshot (directory, .tar.gz, or a single evidence file) instead of this machine",
     )
@@ -70,7 +72,7 @@ def build_parser() -> argparse.ArgumentParser:
     check.add_argument("-v", "--verbose", action="store_true", help="show details, evidence, timings and tracebacks")
     check.add_argument("--junit-xml", metavar="PATH", help="also write a JUnit XML report to PATH")
     check.add_argument(
-        "--force", action="store_true", help="overwrite an existing --junit-xml file that gpudoctor did not write"
+        "--force", action="store_true", help="replace an existing --junit-xml file (a link itself, never its target)"
     )
     check.add_argument("--no-redact", action="store_true", help="keep GPU UUIDs and serials in Markdown output")
     check.add_argument(
@@ -98,7 +100,7 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="X.Y",
         help="every GPU at least this compute capability",
     )
-    gates.add_argument("--min-gpu-memory", type=positive_float, metavar="GIB", help="every GPU at least GIB memory")
+    gates.add_argument("--min-gpu-memory", type=gibibytes, metavar="GIB", help="every GPU at least GIB memory")
     gates.add_argument("--min-driver", type=driver_version, metavar="VERSION", help="driver at least VERSION")
     gates.add_argument("--cuda", type=cuda_version, metavar="X.Y", help="the driver must be able to run CUDA X.Y")
     add_timeout(check)
@@ -145,7 +147,7 @@ def build_parser() -> argparse.ArgumentParser:
     smoke.add_argument("-v", "--verbose", action="store_true", help="show details, data and timings")
     smoke.add_argument("--junit-xml", metavar="PATH", help="also write a JUnit XML report to PATH")
     smoke.add_argument(
-        "--force", action="store_true", help="overwrite an existing --junit-xml file gpudoctor did not write"
+        "--force", action="store_true", help="replace an existing --junit-xml file (a link itself, never its target)"
     )
     smoke.add_argument(
         "--fail-on",
@@ -166,6 +168,7 @@ def build_parser() -> argparse.ArgumentParser:
     topo.add_argument(
         "--from",
         dest="from_path",
+        type=input_path,
         metavar="PATH",
         help="read a snapshot (directory or .tar.gz) or a saved `nvidia-smi topo -m` / `-q -x` output "
         "instead of this machine",
@@ -297,7 +300,17 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+def _tolerate_narrow_encodings() -> None:
+    """A terminal or pipe that can't take UTF-8 (LANG=C without UTF-8 mode, PYTHONIOENCODING=ascii) gets escapes
+    for what it can't show (a GPU name in Chinese, an em dash) instead of a UnicodeEncodeError."""
+    for stream in (sys.stdout, sys.stderr):
+        reconfigure = getattr(stream, "reconfigure", None)
+        if reconfigure is not None and (getattr(stream, "encoding", "") or "").lower().replace("_", "-") != "utf-8":
+            reconfigure(errors="backslashreplace")
+
+
 def main(argv: list[str] | None = None) -> int:
+    _tolerate_narrow_encodings()
     args = build_parser().parse_args(sys.argv[1:] if argv is None else argv)
     if args.command is None:
         build_parser().print_help()

@@ -7,6 +7,7 @@
 from __future__ import annotations
 
 import argparse
+import math
 import re
 
 from gpudoctor.probes import protocol
@@ -37,24 +38,52 @@ def cuda_version(value: str) -> str:
     return _version_text(value, "CUDA version like 12.4", r"\d{1,2}\.\d{1,2}(\.\d{1,3})?")
 
 
-def positive_float(value: str) -> float:
+def positive_float(value: str, maximum: float = 1e6) -> float:
+    """A finite number above 0 and at most ``maximum``: "inf", "nan" and "1e308" are refused, not overflowed later."""
     try:
         number = float(value)
     except ValueError:
         raise argparse.ArgumentTypeError(f"{value!r} is not a number") from None
+    if not math.isfinite(number):
+        raise argparse.ArgumentTypeError(f"{value!r} is not a finite number")
     if not number > 0:
         raise argparse.ArgumentTypeError(f"{value!r} must be greater than 0")
+    if number > maximum:
+        raise argparse.ArgumentTypeError(f"{value!r} is too large (at most {maximum:g})")
     return number
 
 
-def positive_int(value: str) -> int:
+# A day: no command, probe or smoke run should be given longer, and time arithmetic stays far from overflow.
+MAX_SECONDS = 86400.0
+
+
+def seconds(value: str) -> float:
+    """A time limit in seconds: finite, above 0, at most a day."""
+    return positive_float(value, MAX_SECONDS)
+
+
+def gibibytes(value: str) -> float:
+    """A memory size in GiB: finite, above 0, and below any GPU's memory by far."""
+    return positive_float(value, 1e5)
+
+
+def positive_int(value: str, maximum: int = 1_000_000) -> int:
     try:
         number = int(value)
     except ValueError:
         raise argparse.ArgumentTypeError(f"{value!r} is not a whole number") from None
     if number < 1:
         raise argparse.ArgumentTypeError(f"{value!r} must be at least 1")
+    if number > maximum:
+        raise argparse.ArgumentTypeError(f"{value!r} is too large (at most {maximum})")
     return number
+
+
+def input_path(value: str) -> str:
+    """A path to read (``-``: stdin): an empty one is a mistake (an unset shell variable), never "this machine"."""
+    if not value.strip():
+        raise argparse.ArgumentTypeError("an empty path; give a snapshot directory, a .tar.gz, a file or '-'")
+    return value
 
 
 def codes(value: str) -> list[str]:
@@ -122,6 +151,7 @@ def add_generator_target(parser: argparse.ArgumentParser) -> None:
     target.add_argument(
         "--from",
         dest="from_path",
+        type=input_path,
         metavar="PATH",
         help="fit the machine of a snapshot (directory, .tar.gz or one evidence file)",
     )
@@ -137,7 +167,7 @@ def add_output(parser: argparse.ArgumentParser, what: str) -> None:
 def add_timeout(parser: argparse.ArgumentParser | argparse._ArgumentGroup) -> None:
     parser.add_argument(
         "--timeout",
-        type=positive_float,
+        type=seconds,
         default=10.0,
         metavar="SECONDS",
         help="limit for each external command, e.g. a hanging nvidia-smi (default: 10)",
@@ -161,7 +191,7 @@ def add_probe_options(parser: argparse.ArgumentParser) -> None:
     )
     probes.add_argument(
         "--probe-timeout",
-        type=positive_float,
+        type=seconds,
         default=60.0,
         metavar="SECONDS",
         help="limit for each framework probe: importing TensorFlow can take seconds (default: 60)",
@@ -204,7 +234,7 @@ def add_smoke_options(parser: argparse.ArgumentParser, flag: bool) -> None:
     smoke.add_argument(
         f"{prefix}budget",
         dest="budget",
-        type=positive_float,
+        type=seconds,
         metavar="SECONDS",
         help="stop starting new workloads after this long (default: "
         + ", ".join(f"{seconds:g} for --{mode}" for mode, seconds in protocol.SMOKE_BUDGET_S.items())

@@ -43,7 +43,7 @@ def run(name: str, args: argparse.Namespace) -> int:
     main = command(name)
     if name not in RUNS_PROGRAMS or getattr(args, "from_path", None):  # a snapshot is read, nothing is run
         return main(args)
-    from gpudoctor.evidence.run_command import stop_commands_on_signals
+    from gpudoctor.evidence.interrupts import stop_commands_on_signals
 
     with stop_commands_on_signals():
         return main(args)

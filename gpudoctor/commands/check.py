@@ -3,15 +3,18 @@
 from __future__ import annotations
 
 import argparse
+import signal
+import sys
 import time
 from typing import TYPE_CHECKING
 
 from gpudoctor.commands.common import guarded
-from gpudoctor.commands.live import collect_while_importing, run_smoke, target_python
+from gpudoctor.commands.live import collect_while_importing, run_smoke_until_signal, target_python
 from gpudoctor.commands.report import build_report, emit_report
 
 if TYPE_CHECKING:
     from gpudoctor.api import CheckOptions
+    from gpudoctor.results import Report
 
 
 def check_options(args: argparse.Namespace) -> CheckOptions:
@@ -26,9 +29,22 @@ def check_options(args: argparse.Namespace) -> CheckOptions:
     }
 
 
+def _mark_interrupted(report: Report, signum: signal.Signals) -> int:
+    """Say in the report (and on stderr) that collection was cut short; the exit code of the signal."""
+    note = f"the run was interrupted by {signum.name}: the report holds only what finished"
+    report.sections["collection"] = {"interrupted": True, "signal": signum.name, "note": note}
+    sys.stderr.write(f"gpudoctor: {note}\n")
+    return 128 + int(signum)
+
+
 @guarded
 def main(args: argparse.Namespace) -> int:
     collect_s = None
+    interrupted_by: signal.Signals | None = None
+    if args.junit_xml:
+        from gpudoctor.commands.common import refuse_existing
+
+        refuse_existing(args.junit_xml, args.force)  # before the work, not after it
     if args.from_path:
         from gpudoctor.evidence.snapshot import read_snapshot
         from gpudoctor.registry import load_registry
@@ -37,17 +53,25 @@ def main(args: argparse.Namespace) -> int:
         registry = load_registry()
     else:
         from gpudoctor.evidence.collect import collect
+        from gpudoctor.evidence.interrupts import interruptible
 
         target = target_python(args)
         started = time.perf_counter()
-        evidence, registry = collect_while_importing(
-            lambda: collect(
-                timeout=args.timeout, target=target, frameworks=args.frameworks, probe_timeout=args.probe_timeout
-            ),
-            args.format,
-        )
+        with interruptible() as interruption:
+            evidence, registry = collect_while_importing(
+                lambda: collect(
+                    timeout=args.timeout, target=target, frameworks=args.frameworks, probe_timeout=args.probe_timeout
+                ),
+                args.format,
+            )
+        interrupted_by = interruption.signal
         collect_s = time.perf_counter() - started
-        if args.smoke:
-            evidence.add(run_smoke(args, show_progress=args.format == "text"))
+        if args.smoke and interrupted_by is None:
+            smoke_item, interrupted_by = run_smoke_until_signal(args, show_progress=args.format == "text")
+            evidence.add(smoke_item)
     report, _ = build_report(evidence, check_options(args), args.select, args.ignore, collect_s, registry)
-    return emit_report(report, args)
+    if interrupted_by is None:
+        return emit_report(report, args)
+    exit_code = _mark_interrupted(report, interrupted_by)
+    emit_report(report, args)
+    return exit_code

@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 import argparse
+import signal
 import sys
 import time
 
-from gpudoctor.commands.common import guarded, refuse_existing
-from gpudoctor.commands.live import run_smoke, target_python
+from gpudoctor.commands.common import guarded
+from gpudoctor.commands.live import run_smoke_until_signal, target_python
 from gpudoctor.results import EXIT_OK
 
 
@@ -18,17 +19,29 @@ def _default_snapshot_name() -> str:
 @guarded
 def main(args: argparse.Namespace) -> int:
     from gpudoctor.evidence.collect import collect
+    from gpudoctor.evidence.interrupts import interruptible
+    from gpudoctor.evidence.safe_write import refuse_to_replace
     from gpudoctor.evidence.snapshot import write_snapshot
 
     path: str = args.output or _default_snapshot_name()
-    refuse_existing(path, args.force)
+    # Before collecting, not after; a directory snapshot may go into an existing folder with --force.
+    refuse_to_replace(path, args.force, directory=not path.endswith((".tar.gz", ".tgz")))
     target = target_python(args)
     started = time.perf_counter()
-    evidence = collect(
-        timeout=args.timeout, target=target, frameworks=args.frameworks, probe_timeout=args.probe_timeout
-    )
+    with interruptible() as interruption:
+        evidence = collect(
+            timeout=args.timeout, target=target, frameworks=args.frameworks, probe_timeout=args.probe_timeout
+        )
+    if interruption.signal is not None:
+        # A snapshot missing sources would be diagnosed elsewhere as if they had failed here: none is written.
+        sys.stderr.write(f"gpudoctor: collection was interrupted by {interruption.signal.name}; {path} not written\n")
+        return 128 + int(interruption.signal)
     if args.smoke:
-        evidence.add(run_smoke(args, show_progress=True))
+        smoke_item, smoke_signal = run_smoke_until_signal(args, show_progress=True)
+        if smoke_signal == signal.SIGTERM:  # Ctrl-C keeps what finished (the item says it was interrupted)
+            sys.stderr.write(f"gpudoctor: the smoke run was terminated (SIGTERM); {path} not written\n")
+            return 128 + int(smoke_signal)
+        evidence.add(smoke_item)
     elapsed = time.perf_counter() - started
     write_snapshot(evidence, path, redacted=not args.no_redact, force=args.force)
     failed = [item.name for item in evidence.items.values() if item.error]

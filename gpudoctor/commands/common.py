@@ -15,7 +15,7 @@ import sys
 import traceback
 from typing import Callable, TextIO
 
-from gpudoctor.errors import InputError, UsageError
+from gpudoctor.errors import InputError
 from gpudoctor.registry import RegistryError
 from gpudoctor.results import EXIT_INTERNAL, EXIT_OK, EXIT_USAGE
 
@@ -42,6 +42,11 @@ def guarded(command: Command) -> Command:
             return EXIT_INTERNAL
         except BrokenPipeError:
             return EXIT_OK
+        except RecursionError:
+            # Only hostile input nests past the interpreter's limit (evidence JSON is checked for depth on
+            # reading; this is the net under every other parser): the input is at fault, not gpudoctor.
+            sys.stderr.write("gpudoctor: error: the input nests too deeply to be read (not gpudoctor evidence)\n")
+            return EXIT_USAGE
         except Exception:  # noqa: BLE001 - our own bug: say so plainly, keep the traceback
             sys.stderr.write("gpudoctor: internal error (please report it):\n" + traceback.format_exc())
             return EXIT_INTERNAL
@@ -59,19 +64,14 @@ def use_color(stream: TextIO) -> bool:
 
 
 def refuse_existing(path: str, force: bool) -> None:
-    """Nothing a person has is overwritten without asking: an existing path needs --force."""
-    if os.path.lexists(path) and not force:
-        raise UsageError(f"{path} already exists; choose another path or pass --force to replace it")
+    """Nothing a person has is overwritten without asking: an existing path (or any link) needs --force."""
+    from gpudoctor.evidence.safe_write import refuse_to_replace
+
+    refuse_to_replace(path, force)
 
 
-def write_text(path: str, text: str) -> None:
-    try:
-        with open(path, "w", encoding="utf-8") as handle:
-            handle.write(text)
-    except OSError as exc:
-        raise UsageError(f"cannot write {path}: {exc.strerror or exc}") from None
+def write_new_file(path: str, text: str, force: bool, executable: bool = False) -> None:
+    """The one way commands write a user's path: atomically, never through a link (see ``safe_write``)."""
+    from gpudoctor.evidence.safe_write import write_file
 
-
-def write_new_file(path: str, text: str, force: bool) -> None:
-    refuse_existing(path, force)
-    write_text(path, text)
+    write_file(path, text, force=force, executable=executable)

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import os
 import sys
 from typing import TYPE_CHECKING
 
@@ -42,8 +41,6 @@ def emit_generated(generated: GeneratedFile, args: argparse.Namespace, executabl
     if not args.output or args.output == "-":
         sys.stdout.write(generated.text)
         return EXIT_OK
-    write_new_file(args.output, generated.text, args.force)
-    if executable:
-        os.chmod(args.output, 0o755)
+    write_new_file(args.output, generated.text, args.force, executable=executable)
     sys.stderr.write(f"gpudoctor: wrote {args.output}\n")
     return EXIT_OK

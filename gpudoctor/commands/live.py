@@ -6,10 +6,14 @@ from __future__ import annotations
 import argparse
 import importlib
 import os
+import signal
 import sys
+import threading
 from typing import TYPE_CHECKING, Callable
 
 if TYPE_CHECKING:
+    from types import FrameType
+
     from gpudoctor.evidence.model import Evidence, EvidenceItem
     from gpudoctor.evidence.target_python import TargetPython
     from gpudoctor.registry import Registry
@@ -73,3 +77,27 @@ def run_smoke(args: argparse.Namespace, show_progress: bool) -> EvidenceItem:
     if item.error and "interrupt" in item.error:
         sys.stderr.write("gpudoctor: smoke interrupted; reporting what finished\n")
     return item
+
+
+def run_smoke_until_signal(args: argparse.Namespace, show_progress: bool) -> tuple[EvidenceItem, signal.Signals | None]:
+    """:func:`run_smoke`, with SIGTERM handled as Ctrl-C is (the probe stops and prints what finished, its
+    process group and temporary folder go); also the signal that cut it short, if one did.
+    """
+    received: list[signal.Signals] = []
+    in_main_thread = threading.current_thread() is threading.main_thread()
+    previous = {signum: signal.getsignal(signum) for signum in (signal.SIGINT, signal.SIGTERM)}
+
+    def on_signal(signum: int, frame: FrameType | None) -> None:
+        received.append(signal.Signals(signum))
+        raise KeyboardInterrupt
+
+    if in_main_thread:
+        for signum in previous:
+            signal.signal(signum, on_signal)
+    try:
+        item = run_smoke(args, show_progress)
+    finally:
+        if in_main_thread:
+            for signum, handler in previous.items():
+                signal.signal(signum, handler)
+    return item, (received[0] if received else None)

@@ -3,11 +3,10 @@
 from __future__ import annotations
 
 import argparse
-import os
 import sys
 from typing import TYPE_CHECKING, Any, Callable
 
-from gpudoctor.commands.common import report_load_errors, use_color, write_text
+from gpudoctor.commands.common import report_load_errors, use_color, write_new_file
 from gpudoctor.errors import UsageError
 from gpudoctor.results import (
     FactsSeen,
@@ -169,18 +168,14 @@ def _source(origin: dict[str, Any]) -> ReportSource:
 
 
 def write_junit(report: Report, path: str, force: bool, warnings_as_failures: bool) -> None:
-    """The JUnit file; it replaces an earlier gpudoctor report, anything else only with --force."""
+    """The JUnit file; any existing path (an earlier report too) is replaced only with --force.
+
+    Whether an existing file is an earlier report of ours can't be told from its content (anyone can
+    write that text), so none is replaced silently.
+    """
     from gpudoctor.render.junit import render_junit
 
-    if os.path.exists(path) and not force:
-        try:
-            with open(path, encoding="utf-8", errors="replace") as handle:
-                ours = 'testsuites name="gpudoctor"' in handle.read(4096)
-        except OSError:
-            ours = False
-        if not ours:
-            raise UsageError(f"{path} exists and is not a gpudoctor JUnit report; pass --force to replace it")
-    write_text(path, render_junit(report, warnings_as_failures=warnings_as_failures))
+    write_new_file(path, render_junit(report, warnings_as_failures=warnings_as_failures), force)
 
 
 def emit_report(report: Report, args: argparse.Namespace, text_before: str = "") -> int:

@@ -11,10 +11,11 @@ import json
 import os
 import re
 import sys
+import threading
 import time
 from collections.abc import Iterable
 from concurrent.futures import Future, ThreadPoolExecutor
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Callable
 
 # Imported with this module, not in the probes' threads: an import there would hold the import lock
@@ -118,6 +119,8 @@ class ProbePlan:
 
     heavy: frozenset[str] = frozenset()
     located: Future[dict[str, EvidenceItem]] | None = None
+    # Set when the locator found the interpreter itself hung: the heavy probes stop at once.
+    interpreter_hung: threading.Event = field(default_factory=threading.Event)
 
 
 def _probe(
@@ -128,7 +131,20 @@ def _probe(
     item = absent_here(framework, target.executable)
     if item is None and plan.located is not None and framework not in plan.heavy:
         item = plan.located.result().get(framework)
-    return item or run_probe(framework, target.executable, probe_timeout or DEFAULT_PROBE_TIMEOUT_S, nice=nice)
+    if item is not None:
+        return item
+    timeout = probe_timeout or DEFAULT_PROBE_TIMEOUT_S
+    item = run_probe(framework, target.executable, timeout, nice=nice, cancel=plan.interpreter_hung)
+    if plan.interpreter_hung.is_set() and plan.located is not None:
+        return plan.located.result().get(framework, item)
+    return item
+
+
+def _locate(frameworks: list[str], python: str, timeout: float, hung: threading.Event) -> dict[str, EvidenceItem]:
+    located = locate_absent(frameworks, python, timeout)
+    if any(item.timed_out for item in located.values()):
+        hung.set()
+    return located
 
 
 def collect_source(
@@ -188,10 +204,13 @@ def collect(
     python = target.executable if target is not None else sys.executable
     heavy = frozenset(p for p in probes if likely_installed(p, python))
     own_python = os.path.abspath(python) == os.path.abspath(sys.executable)
-    light = [] if own_python else [p for p in probes if p not in heavy]
+    # Every probe is located, the heavy ones too: the locator imports nothing, so when it hangs the
+    # interpreter does, and the heavy probes are stopped then instead of running to the probe timeout.
+    to_locate = [] if own_python else probes
+    hung = threading.Event()
     with ThreadPoolExecutor(max_workers=max(1, len(sources) + 1)) as pool:
-        located = pool.submit(locate_absent, light, python, timeout) if light else None
-        plan = ProbePlan(heavy, located)
+        located = pool.submit(_locate, to_locate, python, timeout, hung) if to_locate else None
+        plan = ProbePlan(heavy, located, hung)
         futures = [
             pool.submit(skipped, source)
             if source.needs_driver and skip_driver_queries

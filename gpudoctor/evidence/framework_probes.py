@@ -14,6 +14,7 @@ import shutil
 import signal
 import sys
 import tempfile
+import threading
 from collections.abc import Mapping
 from typing import Any
 
@@ -26,6 +27,9 @@ from gpudoctor.probes.protocol import CAPTURE_FILE_ENV as CAPTURE_FILE_ENV
 from gpudoctor.probes.protocol import FRAMEWORKS, LOCATE_SCRIPT, probe_file_name, probe_script_name
 
 DEFAULT_PROBE_TIMEOUT_S = 60.0
+# The largest capture file a probe may write: a framework that prints without end must not fill TMPDIR.
+# Only the first MB is read back (``_captured_section``); past the cap the framework's writes fail (EFBIG).
+MAX_CAPTURE_BYTES = 8_000_000
 
 _PROBES_DIR = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "probes")
 
@@ -136,7 +140,8 @@ def locate_absent(frameworks: list[str], python: str, timeout: float) -> dict[st
     """One process in ``python`` answers for every framework in ``frameworks`` that is clearly absent.
 
     Returns the "not installed" items it made; a framework missing from the answer (present, or the
-    locator failed) must be probed for real.
+    locator failed) must be probed for real.  When the locator, which imports nothing, hangs, the
+    interpreter itself does: every framework gets an item saying so, and no probe is run.
     """
     if not frameworks:
         return {}
@@ -144,6 +149,8 @@ def locate_absent(frameworks: list[str], python: str, timeout: float) -> dict[st
 
     argv = [python, os.path.join(_PROBES_DIR, LOCATE_SCRIPT), *frameworks]
     item = run_command("locate", argv, timeout=timeout, env=probe_env("locate", os.environ))
+    if item.timed_out:
+        return {name: interpreter_hung(name, python, timeout) for name in frameworks}
     try:
         answers = json.loads(item.text or "")
     except ValueError:
@@ -155,6 +162,19 @@ def locate_absent(frameworks: list[str], python: str, timeout: float) -> dict[st
         for name, record in answers.items()
         if name in frameworks and isinstance(record, dict)
     }
+
+
+def interpreter_hung(framework: str, python: str, timeout: float) -> EvidenceItem:
+    """The probe's item when ``python`` did not even start: no framework import is to blame."""
+    return EvidenceItem(
+        name=probe_file_name(framework),
+        kind="json",
+        argv=probe_argv(framework, python),
+        timed_out=True,
+        duration_s=timeout,
+        error=f"{python} did not start within {timeout:g} s and was stopped (the interpreter's start-up hangs: "
+        f"a site-packages .pth file, sitecustomize, or the interpreter itself); {framework} was not probed",
+    )
 
 
 def _absent_item(framework: str, python: str, record: dict[str, Any], duration_s: float | None) -> EvidenceItem:
@@ -193,15 +213,27 @@ def run_probe(
     timeout: float = DEFAULT_PROBE_TIMEOUT_S,
     base_env: Mapping[str, str] | None = None,
     nice: int = 0,
+    cancel: threading.Event | None = None,
 ) -> EvidenceItem:
-    """Run ``framework``'s probe in ``python``; the item is ``framework-<name>.json`` whatever happens."""
+    """Run ``framework``'s probe in ``python``; the item is ``framework-<name>.json`` whatever happens.
+
+    ``cancel``: once set, the probe is stopped (the caller knows why and replaces the item).
+    """
     name = probe_file_name(framework)
     env = probe_env(framework, os.environ if base_env is None else base_env)
     workdir = tempfile.mkdtemp(prefix="gpudoctor-probe-")
     capture = os.path.join(workdir, "output.txt")
     env[CAPTURE_FILE_ENV] = capture
     try:
-        item = run_command(name, probe_argv(framework, python), timeout=timeout, env=env, nice=nice)
+        item = run_command(
+            name,
+            probe_argv(framework, python),
+            timeout=timeout,
+            env=env,
+            nice=nice,
+            max_file_bytes=MAX_CAPTURE_BYTES,
+            cancel=cancel,
+        )
         item.kind = "json"
         error = _failure(framework, python, item, timeout)
         if error is not None:

@@ -11,6 +11,8 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass, field
 
+from gpudoctor.evidence.bounded_read import json_too_deep
+
 
 @dataclass
 class EvidenceItem:
@@ -38,11 +40,11 @@ class EvidenceItem:
 
     def json(self) -> object:
         """The parsed JSON payload of a ``json`` item, or None when absent or corrupt (narrow it with isinstance)."""
-        if not self.text:
+        if not self.text or json_too_deep(self.text):  # nested past any real evidence: a hostile file
             return None
         try:
             return json.loads(self.text)
-        except (ValueError, RecursionError):  # RecursionError: a hostile file nested past the interpreter's limit
+        except (ValueError, RecursionError):
             return None
 
     def manifest_entry(self) -> dict[str, object]:

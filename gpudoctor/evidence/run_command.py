@@ -22,9 +22,8 @@ import signal
 import subprocess
 import threading
 import time
-from collections.abc import Iterator, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass
-from types import FrameType
 from typing import TYPE_CHECKING
 
 from gpudoctor.evidence.model import EvidenceItem
@@ -33,7 +32,8 @@ if TYPE_CHECKING:
     import psutil
 
 # Bytes kept per stream (the name is older than the unit): a runaway command must not fill memory or a
-# snapshot.  What it writes beyond this is read and dropped, so the command is not blocked on a full pipe.
+# snapshot.  What it writes beyond this is read and dropped, so the command is not blocked on a full pipe;
+# a line at the end of the item's stderr says how much was dropped.
 MAX_OUTPUT_CHARS = 4_000_000
 # The environment variable that marks every process started here (and everything they start).
 MARKER_ENV = "GPUDOCTOR_COMMAND_ID"
@@ -54,15 +54,22 @@ def run_command(
     env: Mapping[str, str] | None = None,
     nice: int = 0,
     max_output: int = MAX_OUTPUT_CHARS,
+    max_file_bytes: int | None = None,
+    cancel: threading.Event | None = None,
 ) -> EvidenceItem:
     """Run ``argv`` for at most ``timeout`` seconds; ``nice`` > 0 lowers its CPU priority (a scheduling hint).
 
-    ``max_output``: bytes kept of stdout and of stderr each.
+    ``max_output``: bytes kept of stdout and of stderr each.  ``max_file_bytes``: the largest file the
+    command may write (RLIMIT_FSIZE, Linux), for commands that send their output to a file of ours.
+    ``cancel``: once set, the command is stopped as if its time were up.
     """
     item = EvidenceItem(name=name, kind="command", argv=list(argv))
     program = find_program(argv[0], env)
     if program is None:
         item.error = f"command not found: {argv[0]}"
+        return item
+    if _INTERRUPTION.reason is not None:
+        item.error = f"not run: {_INTERRUPTION.reason}"
         return item
     started = time.monotonic()
     try:
@@ -71,12 +78,16 @@ def run_command(
         item.error = f"could not run {argv[0]}: {exc.strerror or exc}"
         item.duration_s = time.monotonic() - started
         return item
+    if _INTERRUPTION.reason is not None:  # the signal came while it was starting: the handler missed it
+        stop_all_commands(_INTERRUPTION.reason)
     if nice > 0:
         _lower_priority(proc.pid, nice)
+    if max_file_bytes is not None:
+        _limit_file_size(proc.pid, max_file_bytes)
     output = _Output(proc, max_output)
     finished = False
     try:
-        item.timed_out = not _wait_for_end(proc, output, started + timeout)
+        item.timed_out = not _wait_for_end(proc, output, started + timeout, cancel)
         finished = True
     finally:
         # ``finished`` is False only when an exception (KeyboardInterrupt in this thread) is on its way up.
@@ -91,7 +102,7 @@ def run_command(
     item.duration_s = time.monotonic() - started
     item.exit_code = proc.returncode
     item.text = output.stdout.decode("utf-8", errors="replace")
-    item.stderr = output.stderr.decode("utf-8", errors="replace")
+    item.stderr = output.stderr.decode("utf-8", errors="replace") + output.dropped_note()
     stopped_by = _REGISTRY.stopped_by(proc)
     if item.timed_out:
         item.error = f"{argv[0]} did not answer within {timeout:g} s and was stopped"
@@ -176,45 +187,15 @@ def stop_all_commands(reason: str, interrupt_only: bool = False) -> None:
         kill_group(proc)
 
 
-@contextlib.contextmanager
-def stop_commands_on_signals() -> Iterator[None]:
-    """While inside, Ctrl-C and SIGTERM end the commands too (a no-op outside the main thread).
+class _Interruption:
+    """Why gpudoctor stopped collecting (set once by a signal during :func:`interruptible`), else None."""
 
-    Commands wait in worker threads, where a KeyboardInterrupt never arrives; without this they would
-    run on to their timeouts after Ctrl-C, and outlive gpudoctor after SIGTERM (their own sessions do
-    not get the terminal's signals).  Ctrl-C then raises KeyboardInterrupt as before; SIGTERM then ends
-    gpudoctor as SIGTERM would have.
-    """
-    if threading.current_thread() is not threading.main_thread():
-        yield
-        return
-    previous_int = signal.getsignal(signal.SIGINT)
-    previous_term = signal.getsignal(signal.SIGTERM)
+    def __init__(self) -> None:
+        self.reason: str | None = None
+        self.signal: signal.Signals | None = None
 
-    def on_interrupt(signum: int, frame: FrameType | None) -> None:
-        stop_all_commands("gpudoctor was interrupted", interrupt_only=True)
-        if callable(previous_int):
-            previous_int(signum, frame)
-        elif previous_int != signal.SIG_IGN:
-            raise KeyboardInterrupt
 
-    def on_terminate(signum: int, frame: FrameType | None) -> None:
-        if previous_term == signal.SIG_IGN:
-            return
-        stop_all_commands("gpudoctor was terminated")
-        if callable(previous_term):
-            previous_term(signum, frame)
-            return
-        signal.signal(signal.SIGTERM, signal.SIG_DFL)
-        os.kill(os.getpid(), signal.SIGTERM)
-
-    signal.signal(signal.SIGINT, on_interrupt)
-    signal.signal(signal.SIGTERM, on_terminate)
-    try:
-        yield
-    finally:
-        signal.signal(signal.SIGINT, previous_int)
-        signal.signal(signal.SIGTERM, previous_term)
+_INTERRUPTION = _Interruption()
 
 
 class _Output:
@@ -229,6 +210,15 @@ class _Output:
         self._selector.register(proc.stdout, selectors.EVENT_READ, self.stdout)
         self._selector.register(proc.stderr, selectors.EVENT_READ, self.stderr)
         self._pipes = (proc.stdout, proc.stderr)
+        self._dropped = {"stdout": 0, "stderr": 0}
+
+    def dropped_note(self) -> str:
+        """One line per stream that went past the cap, saying how much was dropped (empty when none was)."""
+        return "".join(
+            f"\n[gpudoctor: {stream} cut at {self._limit} bytes; at least {count} more bytes were dropped]\n"
+            for stream, count in self._dropped.items()
+            if count
+        )
 
     @property
     def open(self) -> bool:
@@ -245,6 +235,8 @@ class _Output:
             room = self._limit - len(kept)
             if room > 0:
                 kept += data[:room]
+            if len(data) > room:
+                self._dropped["stdout" if kept is self.stdout else "stderr"] += len(data) - max(room, 0)
 
     def read_until(self, deadline: float) -> None:
         while self.open and time.monotonic() < deadline:
@@ -256,15 +248,18 @@ class _Output:
             pipe.close()
 
 
-def _wait_for_end(proc: subprocess.Popen[bytes], output: _Output, deadline: float) -> bool:
-    """Read the output until the command has exited and closed its pipes; False when ``deadline`` came first.
+def _wait_for_end(
+    proc: subprocess.Popen[bytes], output: _Output, deadline: float, cancel: threading.Event | None = None
+) -> bool:
+    """Read the output until the command has exited and closed its pipes; False when ``deadline`` came first
+    (or ``cancel`` was set).
 
     Ending does not reap it (see :func:`_has_exited`), so :func:`kill_group` can still clear its group.
     """
     exited_at: float | None = None
     while output.open:
         now = time.monotonic()
-        if now >= deadline:
+        if now >= deadline or (cancel is not None and cancel.is_set()):
             return False
         if exited_at is None and _has_exited(proc):
             exited_at = now
@@ -317,6 +312,17 @@ def _carrying(marker: str) -> set[psutil.Process]:
 def _signal_group(pgid: int, signum: int) -> None:
     with contextlib.suppress(ProcessLookupError, PermissionError):
         os.killpg(pgid, signum)
+
+
+def _limit_file_size(pid: int, max_bytes: int) -> None:
+    """Cap the files ``pid`` writes (set just after it started, before an interpreter gets to its first write).
+
+    Python ignores SIGXFSZ, so a write past the cap fails with EFBIG instead of killing the process.
+    """
+    import resource
+
+    with contextlib.suppress(AttributeError, OSError, ValueError):  # no prlimit here, or the process is gone
+        resource.prlimit(pid, resource.RLIMIT_FSIZE, (max_bytes, max_bytes))
 
 
 def _lower_priority(pid: int, nice: int) -> None:

@@ -12,6 +12,7 @@ import json
 import re
 
 from gpudoctor.evidence.model import EvidenceItem
+from gpudoctor.evidence.redact import strip_url_credentials
 from gpudoctor.facts.collect_env import torch_index_hint
 from gpudoctor.facts.framework_model import (
     FrameworkDevice,
@@ -268,6 +269,8 @@ def parse_install_origin(
     installer_word, conda_channel = _str(record.get("installer")), _str(record.get("conda_channel"))
     direct = record.get("direct_url")
     url = _str(direct) or (_str(direct.get("url")) if isinstance(direct, dict) else None)
+    # A snapshot written before probes dropped them may still hold a URL's credentials: never shown on.
+    url = strip_url_credentials(url) if url else url
     installer = (installer_word or "").lower()
     version = _str(version) or _str(record.get("version"))
     index_hint: str | None = None

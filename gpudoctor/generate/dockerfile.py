@@ -46,6 +46,7 @@ from gpudoctor.generate.dockerfile_python import (
     python_for_os,
     said,
 )
+from gpudoctor.generate.inputs import comment_safe, safe_request
 from gpudoctor.generate.model import GENERATOR_FRAMEWORKS, Choice, DockerfileRequest, GeneratedFile, GenerationRefused
 
 __all__ = ["CPU_PYTHONS", "DEADSNAKES_PYTHONS", "OS_PYTHON", "generate_dockerfile", "load_template"]
@@ -74,6 +75,7 @@ def load_template(name: str) -> str:
 
 def generate_dockerfile(request: DockerfileRequest) -> GeneratedFile:
     """The Dockerfile for ``request``, or GenerationRefused with the nearest request that works."""
+    request = safe_request(request)
     _check_request(request)
     if request.cpu:
         return _cpu_dockerfile(request)
@@ -315,4 +317,5 @@ def _header(request: DockerfileRequest, choices: tuple[Choice, ...]) -> str:
     for choice in choices:
         lines += _comment(f"- {choice.what}: {choice.chosen}", "# ", "#     ")
         lines += _comment(choice.why, "#     ", "#     ")
-    return "\n".join(line.rstrip() for line in lines)
+    # Every value was checked at the boundary (inputs.safe_request); no line of the header can end early anyway.
+    return "\n".join(comment_safe(line.rstrip(), 1000) for line in lines)

@@ -14,6 +14,7 @@ from __future__ import annotations
 import shlex
 
 from gpudoctor.generate import distros as D
+from gpudoctor.generate.inputs import comment_safe, safe_request
 from gpudoctor.generate.install_fragments import driver_fragment, fragment, shell_quote
 from gpudoctor.generate.install_framework import choose_framework, choose_toolkit
 from gpudoctor.generate.model import Choice, GeneratedFile, GenerationRefused, InstallScriptRequest
@@ -74,7 +75,8 @@ def _header(
     for key in used:
         lines.extend(f"#   {part}" for part in _wrap(f"[{key}] {D.SOURCES[key]}", 112))
     lines.append(f"# Regenerate: {_regenerate(request, distro, wsl)}")
-    return "\n".join(lines) + "\n"
+    # Every value was checked at the boundary (inputs.safe_request); no line of the header can end early anyway.
+    return "\n".join(comment_safe(line, 1000) for line in lines) + "\n"
 
 
 def _wrap(text: str, width: int) -> list[str]:
@@ -125,6 +127,7 @@ def generate_install_script(request: InstallScriptRequest) -> GeneratedFile:
     """The install script for ``request``, or GenerationRefused saying why not and what would work."""
     from gpudoctor.kb.loading import _load
 
+    request = safe_request(request)
     distro, wsl = _distro(request)
     os_name = "wsl" if wsl else "linux"
     python = request.python or distro.python_version
@@ -236,7 +239,8 @@ def generate_install_script(request: InstallScriptRequest) -> GeneratedFile:
                     KEY_SOURCE="CTK_KEY",
                     CTK_KEY_URL=D.CTK_KEY_URL,
                     CTK_KEY=D.CTK_FINGERPRINT,
-                    CTK_RPM_REPO=D.CTK_RPM_REPO,
+                    # NVIDIA's .repo file sits beside the per-architecture folders its baseurl names.
+                    CTK_RPM_BASEURL=D.CTK_RPM_REPO.rsplit("/", 1)[0] + "/$basearch",
                 )
             )
         body.append(fragment("container.sh"))

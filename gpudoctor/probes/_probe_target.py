@@ -178,6 +178,31 @@ def _conda_record(names: Iterable[str]) -> dict[str, Any] | None:
     return None
 
 
+def _url_without_credentials(url: str) -> str:
+    """``url`` with its ``user:password@`` replaced by "REDACTED@" (the marker gpudoctor.evidence.redact uses)."""
+    scheme, sep, rest = url.partition("://")
+    if not sep:
+        return url
+    end = min([i for i in (rest.find("/"), rest.find("?"), rest.find("#")) if i >= 0] or [len(rest)])
+    authority = rest[:end]
+    if "@" not in authority:
+        return url
+    return scheme + sep + "REDACTED@" + authority.rpartition("@")[2] + rest[end:]
+
+
+def _without_credentials(value: Any) -> Any:
+    """A direct_url.json record (PEP 610) without the credentials pip keeps in it when an install URL had
+    them (``pip install git+https://user:token@host/...``): the probe's record is written to snapshots
+    that are meant to be shared, and is never the place for a token."""
+    if isinstance(value, str):
+        return _url_without_credentials(value)
+    if isinstance(value, dict):
+        return {key: _without_credentials(item) for key, item in value.items()}
+    if isinstance(value, list):
+        return [_without_credentials(item) for item in value]
+    return value
+
+
 def distribution_info(
     candidates: Iterable[str], conda_names: Iterable[str] = (), family: Callable[[str], bool] | None = None
 ) -> dict[str, Any] | None:
@@ -220,9 +245,9 @@ def distribution_info(
         direct_url = read_text(os.path.join(path, "direct_url.json"))
         if direct_url:
             try:
-                info["direct_url"] = json.loads(direct_url)
+                info["direct_url"] = _without_credentials(json.loads(direct_url))
             except ValueError:
-                info["direct_url"] = direct_url.strip()
+                info["direct_url"] = _without_credentials(direct_url.strip())
     if conda is not None:
         info["conda_channel"] = conda.get("channel") or conda.get("schannel")
         info["conda_build"] = conda.get("build")

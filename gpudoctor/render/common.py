@@ -14,6 +14,7 @@ import unicodedata
 from collections.abc import Iterable
 from typing import Any
 
+from gpudoctor.evidence.redact import strip_url_credentials
 from gpudoctor.results import (
     CheckResult,
     Finding,
@@ -64,7 +65,9 @@ def printable(text: str) -> str:
     """``text`` safe for a terminal or a pasted report: every control or format character (ESC sequences,
     carriage returns, bidi overrides, NULs) is shown as its escape (``\\x1b``), not obeyed; newlines and tabs
     stay.  What the machine or a pasted file said reaches the reader as data, never as instructions to the
-    terminal."""
+    terminal.  Credentials in URLs (``https://user:token@host``) are removed here too: every renderer's
+    text passes through, and a secret read from old evidence must not reach a screen or a paste."""
+    text = strip_url_credentials(text)
     if text.isprintable():
         return text
     return "".join(

@@ -3,7 +3,8 @@
 A table of every check up front (readers skim), then only what needs action,
 with fix commands in ``sh`` blocks ready to copy; bulky data and tracebacks are
 folded into ``<details>``.  Redacted by default, like PyTorch's collect_env: an
-issue is public, GPU UUIDs and serial numbers identify a machine.
+issue is public, GPU UUIDs and serial numbers identify a machine, home directories
+and user names a person.
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ from typing import Any
 import gpudoctor
 from gpudoctor.areas import area_title
 from gpudoctor.evidence.redact import redact as redact_text
+from gpudoctor.evidence.redact import strip_url_credentials
 from gpudoctor.render.common import (
     NEEDS_ROOT,
     consequences_by_root,
@@ -61,8 +63,8 @@ def render_markdown(report: Report, *, redact: bool = True) -> str:
     parts += _data_section(report)
     text = printable("\n".join(parts).rstrip("\n") + "\n")
     # Redact the finished text, not the pieces: nothing can slip through a
-    # section that forgot to.
-    return redact_text(text) if redact else text
+    # section that forgot to.  Credentials go even under --no-redact: they are secrets, not identifiers.
+    return redact_text(text) if redact else strip_url_credentials(text)
 
 
 # ---------------------------------------------------------------- helpers

@@ -357,8 +357,14 @@ def test_junit_xml_written_and_never_clobbers_foreign_files(tmp_path):
     first = gpudoctor("check", "--junit-xml", str(junit))
     assert first.returncode in (0, 1)
     assert 'testsuites name="gpudoctor"' in junit.read_text()
+    earlier = junit.read_text()
+    # Content can't prove who wrote a file, so even our own earlier report needs --force.
     again = gpudoctor("check", "--junit-xml", str(junit))
-    assert again.returncode == first.returncode  # our own report may be replaced
+    assert again.returncode == 2
+    assert "--force" in again.stderr
+    assert junit.read_text() == earlier
+    forced = gpudoctor("check", "--junit-xml", str(junit), "--force")
+    assert forced.returncode == first.returncode
     foreign = tmp_path / "thesis.xml"
     foreign.write_text("<thesis>years of work</thesis>")
     refused = gpudoctor("check", "--junit-xml", str(foreign))

@@ -139,15 +139,66 @@ download() {
   run curl -fsSL --proto '=https' --tlsv1.2 -o "$2" "$1"
 }
 
-# verify_key FILE FINGERPRINT: the key's primary fingerprint must be exactly the full one NVIDIA published;
-# anything else stops the script before the key is trusted.
+# verify_key FILE FINGERPRINT...: EVERY key in FILE must be one of the full fingerprints NVIDIA published, and
+# there must be at least one; an extra key appended to the file, or a file gpg cannot read, stops the script
+# before any key in it is trusted. The fingerprints read are each key's primary one (the "fpr" record right after
+# a "pub" record); subkeys belong to their key. A file gpg cannot read whole gives none.
 verify_key() {
-  local got
-  got=$(gpg --batch --show-keys --with-colons "$1" 2>/dev/null | awk -F: '$1 == "fpr" { print $10; exit }') || got=""
-  if [ "$got" = "$2" ]; then
-    say "key $1: fingerprint ${got} matches the published one"
-  else
-    say "error: key $1 has fingerprint '${got:-none}', expected ${2}: not trusting it" >&2
+  local file=$1 fingerprints fpr expected known count=0
+  shift
+  fingerprints=$(gpg --batch --show-keys --with-colons "$file" 2>/dev/null |
+    awk -F: '$1 == "pub" { primary = 1; next } $1 == "fpr" && primary { print $10; primary = 0 } $1 == "sub" { primary = 0 }') ||
+    fingerprints=""
+  for fpr in $fingerprints; do
+    known=0
+    for expected in "$@"; do
+      if [ "$fpr" = "$expected" ]; then
+        known=1
+      fi
+    done
+    if [ "$known" -ne 1 ]; then
+      say "error: key file $file holds key ${fpr}, not one of the published ${*}: not trusting it" >&2
+      exit 1
+    fi
+    count=$((count + 1))
+  done
+  if [ "$count" -eq 0 ]; then
+    say "error: key file $file holds no key gpg can read, expected ${*}: not trusting it" >&2
+    exit 1
+  fi
+  say "key $file: all ${count} key(s) match the published fingerprint(s)"
+}
+
+# check_repo_lines FILE EXPECTED...: every line of the repository definition FILE that is not blank or a comment
+# must be one of the EXPECTED lines (known text), and at least one must be there; anything else stops the script
+# before the definition is used. The unexpected line is not printed (it is someone else's text).
+check_repo_lines() {
+  local file=$1 line expected known count=0 number=0
+  shift
+  if [ ! -f "$file" ] || [ -L "$file" ]; then
+    say "error: repository definition $file is missing or not a plain file: not using it" >&2
+    exit 1
+  fi
+  while IFS= read -r line || [ -n "$line" ]; do
+    number=$((number + 1))
+    line=${line%$'\r'}
+    case "$line" in
+      "" | "#"*) continue ;;
+    esac
+    known=0
+    for expected in "$@"; do
+      if [ "$line" = "$expected" ]; then
+        known=1
+      fi
+    done
+    if [ "$known" -ne 1 ]; then
+      say "error: repository definition $file line ${number} is not one this script expects: not using it" >&2
+      exit 1
+    fi
+    count=$((count + 1))
+  done <"$file"
+  if [ "$count" -eq 0 ]; then
+    say "error: repository definition $file is empty: not using it" >&2
     exit 1
   fi
 }

@@ -145,15 +145,66 @@ download() {
   run curl -fsSL --proto '=https' --tlsv1.2 -o "$2" "$1"
 }
 
-# verify_key FILE FINGERPRINT: the key's primary fingerprint must be exactly the full one NVIDIA published;
-# anything else stops the script before the key is trusted.
+# verify_key FILE FINGERPRINT...: EVERY key in FILE must be one of the full fingerprints NVIDIA published, and
+# there must be at least one; an extra key appended to the file, or a file gpg cannot read, stops the script
+# before any key in it is trusted. The fingerprints read are each key's primary one (the "fpr" record right after
+# a "pub" record); subkeys belong to their key. A file gpg cannot read whole gives none.
 verify_key() {
-  local got
-  got=$(gpg --batch --show-keys --with-colons "$1" 2>/dev/null | awk -F: '$1 == "fpr" { print $10; exit }') || got=""
-  if [ "$got" = "$2" ]; then
-    say "key $1: fingerprint ${got} matches the published one"
-  else
-    say "error: key $1 has fingerprint '${got:-none}', expected ${2}: not trusting it" >&2
+  local file=$1 fingerprints fpr expected known count=0
+  shift
+  fingerprints=$(gpg --batch --show-keys --with-colons "$file" 2>/dev/null |
+    awk -F: '$1 == "pub" { primary = 1; next } $1 == "fpr" && primary { print $10; primary = 0 } $1 == "sub" { primary = 0 }') ||
+    fingerprints=""
+  for fpr in $fingerprints; do
+    known=0
+    for expected in "$@"; do
+      if [ "$fpr" = "$expected" ]; then
+        known=1
+      fi
+    done
+    if [ "$known" -ne 1 ]; then
+      say "error: key file $file holds key ${fpr}, not one of the published ${*}: not trusting it" >&2
+      exit 1
+    fi
+    count=$((count + 1))
+  done
+  if [ "$count" -eq 0 ]; then
+    say "error: key file $file holds no key gpg can read, expected ${*}: not trusting it" >&2
+    exit 1
+  fi
+  say "key $file: all ${count} key(s) match the published fingerprint(s)"
+}
+
+# check_repo_lines FILE EXPECTED...: every line of the repository definition FILE that is not blank or a comment
+# must be one of the EXPECTED lines (known text), and at least one must be there; anything else stops the script
+# before the definition is used. The unexpected line is not printed (it is someone else's text).
+check_repo_lines() {
+  local file=$1 line expected known count=0 number=0
+  shift
+  if [ ! -f "$file" ] || [ -L "$file" ]; then
+    say "error: repository definition $file is missing or not a plain file: not using it" >&2
+    exit 1
+  fi
+  while IFS= read -r line || [ -n "$line" ]; do
+    number=$((number + 1))
+    line=${line%$'\r'}
+    case "$line" in
+      "" | "#"*) continue ;;
+    esac
+    known=0
+    for expected in "$@"; do
+      if [ "$line" = "$expected" ]; then
+        known=1
+      fi
+    done
+    if [ "$known" -ne 1 ]; then
+      say "error: repository definition $file line ${number} is not one this script expects: not using it" >&2
+      exit 1
+    fi
+    count=$((count + 1))
+  done <"$file"
+  if [ "$count" -eq 0 ]; then
+    say "error: repository definition $file is empty: not using it" >&2
     exit 1
   fi
 }
@@ -222,12 +273,53 @@ ensure_prereqs() {
 }
 
 # NVIDIA's CUDA repository through its keyring package: the key inside the .deb is checked against the
-# fingerprint NVIDIA published before dpkg installs it (KEY_ROTATION).
+# fingerprint NVIDIA published, and its apt source line against the known one, before dpkg installs it
+# (KEY_ROTATION).
 cuda_arch() {
   case "$(uname -m)" in
     aarch64 | arm64) printf 'sbsa' ;;
     *) printf 'x86_64' ;;
   esac
+}
+
+# check_keyring_deb DIR URL: the unpacked cuda-keyring holds only its keyring (every key in it NVIDIA's), the apt
+# source line for this repository (known text) and documentation; anything else stops the script before dpkg
+# installs it.
+check_keyring_deb() {
+  local dir=$1 url=$2 path relative lists=0 keys=0
+  while IFS= read -r -d '' path; do
+    relative=${path#"$dir"/}
+    if [ -L "$path" ]; then
+      say "error: cuda-keyring holds a symbolic link ($(printf '%q' "$relative")): not installing it" >&2
+      exit 1
+    fi
+    case "$relative" in
+      etc/apt/sources.list.d/*.list)
+        check_repo_lines "$path" "deb [signed-by=/usr/share/keyrings/cuda-archive-keyring.gpg] ${url}/ /"
+        lists=$((lists + 1))
+        ;;
+      usr/share/keyrings/*.gpg)
+        verify_key "$path" EB693B3035CD5710E231E123A4B469963BF863CC
+        keys=$((keys + 1))
+        ;;
+      usr/share/doc/*) ;;
+      etc/apt/preferences.d/cuda-repository-pin-600)
+        # The package's own apt pin (it lowers the distribution's copies of NVIDIA's tools): only pin stanzas.
+        if grep -Evq '^(Package|Pin|Pin-Priority):|^[[:space:]]*(#|$)' "$path"; then
+          say "error: cuda-keyring's apt pin holds more than pin stanzas: not installing it" >&2
+          exit 1
+        fi
+        ;;
+      *)
+        say "error: cuda-keyring holds an unexpected file ($(printf '%q' "$relative")): not installing it" >&2
+        exit 1
+        ;;
+    esac
+  done < <(find "$dir" -mindepth 1 ! -type d -print0)
+  if [ "$lists" -eq 0 ] || [ "$keys" -eq 0 ]; then
+    say "error: cuda-keyring lacks its keyring or its apt source line: not installing it" >&2
+    exit 1
+  fi
 }
 
 setup_cuda_repo() {
@@ -241,6 +333,7 @@ setup_cuda_repo() {
   download "$url/cuda-keyring_1.1-1_all.deb" "$deb"
   run dpkg-deb -x "$deb" "$WORK/cuda-keyring"
   run verify_key "$WORK/cuda-keyring/usr/share/keyrings/cuda-archive-keyring.gpg" EB693B3035CD5710E231E123A4B469963BF863CC
+  run check_keyring_deb "$WORK/cuda-keyring" "$url"
   as_root dpkg -i "$deb"
   APT_UPDATED=0
 }
