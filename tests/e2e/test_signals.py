@@ -13,7 +13,6 @@ import json
 import os
 import pathlib
 import signal
-import stat
 import subprocess
 import sys
 import time
@@ -22,6 +21,8 @@ import uuid
 import psutil
 import pytest
 
+from tests.helpers.hostile import processes_carrying, write_fake_tool
+
 pytestmark = pytest.mark.skipif(sys.platform != "linux", reason="process groups and signals as on Linux")
 
 MARKER_VARIABLE = "GPUDOCTOR_SIGNAL_TEST_MARKER"
@@ -29,20 +30,11 @@ MARKER_VARIABLE = "GPUDOCTOR_SIGNAL_TEST_MARKER"
 
 def _fake_tool(path: pathlib.Path, started_file: pathlib.Path) -> None:
     """A synthetic program that says it started, then hangs."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(f"#!/bin/sh\ntouch '{started_file}'\nexec sleep 300\n")
-    path.chmod(path.stat().st_mode | stat.S_IXUSR)
+    write_fake_tool(path, f"touch '{started_file}'\nexec sleep 300\n")
 
 
 def _carrying_marker(marker: str) -> list[psutil.Process]:
-    found = []
-    for process in psutil.process_iter():
-        try:
-            if process.environ().get(MARKER_VARIABLE) == marker:
-                found.append(process)
-        except psutil.Error:
-            continue
-    return found
+    return processes_carrying(MARKER_VARIABLE, marker)
 
 
 def _wait_for(paths: list[pathlib.Path], limit_s: float = 60.0) -> None:

@@ -12,7 +12,6 @@ import json
 import os
 import pathlib
 import signal
-import stat
 import subprocess
 import sys
 import time
@@ -26,6 +25,7 @@ from gpudoctor.evidence.framework_probes import MAX_CAPTURE_BYTES, run_probe
 from gpudoctor.evidence.run_command import run_command
 from gpudoctor.evidence.sources import SOURCES
 from gpudoctor.evidence.target_python import TargetPython
+from tests.helpers.hostile import processes_carrying, write_fake_tool
 
 pytestmark = pytest.mark.skipif(sys.platform != "linux", reason="process groups, setsid and prlimit as on Linux")
 
@@ -39,21 +39,11 @@ SYNTHETIC_DAEMONIZING_SMI = "setsid sleep 300 &\necho synthetic-started\nexit 0\
 
 
 def _fake_tool(folder: pathlib.Path, name: str, body: str) -> None:
-    folder.mkdir(parents=True, exist_ok=True)
-    path = folder / name
-    path.write_text("#!/bin/sh\n" + body)
-    path.chmod(path.stat().st_mode | stat.S_IXUSR)
+    write_fake_tool(folder / name, body)
 
 
 def _carrying_marker(marker: str) -> list[psutil.Process]:
-    found = []
-    for process in psutil.process_iter():
-        try:
-            if process.environ().get(MARKER_VARIABLE) == marker:
-                found.append(process)
-        except psutil.Error:
-            continue
-    return found
+    return processes_carrying(MARKER_VARIABLE, marker)
 
 
 def _run_check(tmp_path: pathlib.Path, fake_bin: pathlib.Path, *args: str) -> tuple[int, dict[str, object], int]:
