@@ -4,17 +4,15 @@ from __future__ import annotations
 
 import argparse
 import signal
-import sys
 import time
 from typing import TYPE_CHECKING
 
 from gpudoctor.commands.common import guarded
 from gpudoctor.commands.live import collect_while_importing, run_smoke_until_signal, target_python
-from gpudoctor.commands.report import build_report, emit_report
+from gpudoctor.commands.report import build_report, emit_report, mark_interrupted
 
 if TYPE_CHECKING:
     from gpudoctor.api import CheckOptions
-    from gpudoctor.results import Report
 
 
 def check_options(args: argparse.Namespace) -> CheckOptions:
@@ -27,14 +25,6 @@ def check_options(args: argparse.Namespace) -> CheckOptions:
         "min_driver": args.min_driver,
         "cuda": args.cuda,
     }
-
-
-def _mark_interrupted(report: Report, signum: signal.Signals) -> int:
-    """Say in the report (and on stderr) that collection was cut short; the exit code of the signal."""
-    note = f"the run was interrupted by {signum.name}: the report holds only what finished"
-    report.sections["collection"] = {"interrupted": True, "signal": signum.name, "note": note}
-    sys.stderr.write(f"gpudoctor: {note}\n")
-    return 128 + int(signum)
 
 
 @guarded
@@ -72,6 +62,6 @@ def main(args: argparse.Namespace) -> int:
     report, _ = build_report(evidence, check_options(args), args.select, args.ignore, collect_s, registry)
     if interrupted_by is None:
         return emit_report(report, args)
-    exit_code = _mark_interrupted(report, interrupted_by)
+    exit_code = mark_interrupted(report, interrupted_by)
     emit_report(report, args)
     return exit_code

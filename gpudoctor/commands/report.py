@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import signal
 import sys
 from typing import TYPE_CHECKING, Any, Callable
 
@@ -153,6 +154,14 @@ def _facts_seen(facts: Facts) -> FactsSeen | None:
         "tensorflow_versions": list(stated.tensorflow_versions),
         "cudnn_versions": list(stated.cudnn_versions),
     }
+
+
+def mark_interrupted(report: Report, signum: signal.Signals) -> int:
+    """Say in the report (and on stderr) that the run was cut short by a signal; the exit code of the signal."""
+    note = f"the run was interrupted by {signum.name}: the report holds only what finished"
+    report.sections["collection"] = {"interrupted": True, "signal": signum.name, "note": note}
+    sys.stderr.write(f"gpudoctor: {note}\n")
+    return 128 + int(signum)
 
 
 def _source(origin: dict[str, Any]) -> ReportSource:

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import argparse
 
-from gpudoctor.commands.common import guarded
-from gpudoctor.commands.live import run_smoke
-from gpudoctor.commands.report import build_report, emit_report
+from gpudoctor.commands.common import guarded, refuse_existing
+from gpudoctor.commands.live import run_smoke_until_signal
+from gpudoctor.commands.report import build_report, emit_report, mark_interrupted
 
 
 @guarded
@@ -14,9 +14,17 @@ def main(args: argparse.Namespace) -> int:
     """Run the workloads, collect the machine's evidence (GPU names, PCIe links), judge with the SMOKE checks."""
     from gpudoctor.evidence.collect import collect
 
+    if args.junit_xml:
+        refuse_existing(args.junit_xml, args.force)  # before the work, not after it
     evidence = collect(timeout=args.timeout)
-    evidence.add(run_smoke(args, show_progress=args.format == "text"))
+    # Ctrl-C and SIGTERM stop the workloads; the report of what finished is still shown, with the signal's code.
+    item, interrupted_by = run_smoke_until_signal(args, show_progress=args.format == "text")
+    evidence.add(item)
     report, _ = build_report(evidence, {}, ["SMOKE"], None)
+    if interrupted_by is not None:
+        exit_code = mark_interrupted(report, interrupted_by)
+        emit_report(report, args)
+        return exit_code
     table = ""
     if args.format == "text":
         from gpudoctor.facts.facts import Facts

@@ -128,3 +128,30 @@ def test_sigterm_during_the_smoke_run_stops_it_and_leaves_nothing_behind(tmp_pat
     time.sleep(0.2)
     assert _carrying_marker(marker) == []
     assert list(private_tmp.iterdir()) == []
+
+
+def test_sigterm_during_gpudoctor_smoke_stops_it_with_its_report(tmp_path):
+    """`gpudoctor smoke` itself (not `check --smoke`): the synthetic target Python hangs; SIGTERM → the report, 143."""
+    python_started = tmp_path / "python-started"
+    _fake_tool(tmp_path / "venv" / "bin" / "python", python_started)
+    private_tmp = tmp_path / "tmpdir"
+    private_tmp.mkdir()
+    marker = uuid.uuid4().hex
+    env = dict(os.environ, TMPDIR=str(private_tmp))
+    env[MARKER_VARIABLE] = marker
+    argv = [sys.executable, "-m", "gpudoctor", "smoke", "--format", "json", "--timeout", "5"]
+    argv += ["--python", str(tmp_path / "venv" / "bin" / "python")]
+    proc = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env, text=True)
+    try:
+        _wait_for([python_started])
+        os.kill(proc.pid, signal.SIGTERM)
+        stdout, stderr = proc.communicate(timeout=60)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.communicate()
+    assert proc.returncode == 143, stderr
+    assert json.loads(stdout)["sections"]["collection"]["signal"] == "SIGTERM"
+    time.sleep(0.2)
+    assert _carrying_marker(marker) == []
+    assert list(private_tmp.iterdir()) == []
