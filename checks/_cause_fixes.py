@@ -11,7 +11,7 @@ from typing import Callable
 
 from gpudoctor.api import Fix
 from gpudoctor.facts.facts import Facts
-from gpudoctor_checks import _driver_init, _fixes
+from gpudoctor_checks import _driver_init, _fixes, _frameworks
 
 
 def _torch_wheel(summary: str) -> Callable[[Facts], Fix | None]:
@@ -30,12 +30,16 @@ def _torch_wheel(summary: str) -> Callable[[Facts], Fix | None]:
 BUILDERS: dict[str, Callable[[Facts], Fix | None]] = {
     "install-driver": lambda facts: _fixes.install_driver(facts.os_release),
     "load-kernel-module": lambda facts: _fixes.load_kernel_module(),
+    # Loading the module, and rebuilding it for the running kernel when that fails, are one route in the fix
+    # catalogue (headers, DKMS, Secure Boot): the same commands DRV001 prints.
+    "rebuild-kernel-module": lambda facts: _fixes.load_kernel_module(),
     "reboot-for-mismatch": lambda facts: _fixes.reboot_for_mismatch(),
     "blacklist-nouveau": lambda facts: _fixes.blacklist_nouveau(facts.os_release),
     "proprietary-module": lambda facts: _driver_init.proprietary_module_fix(
         facts.driver.kernel_version, facts.os_release
     ),
     "gpu-init-failed": lambda facts: _driver_init.init_failure_fix([]),
+    "ld-library-path": lambda facts: _frameworks.shadowing_fix(facts.torch),
     "torch-cuda-build": _torch_wheel("Install a CUDA build of PyTorch."),
     "torch-for-driver": _torch_wheel("Install a PyTorch build whose CUDA this driver runs."),
     "torch-for-arch": _torch_wheel("Install a PyTorch build with kernels for this GPU."),

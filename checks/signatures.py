@@ -13,6 +13,7 @@ they explain a line people often mistake for the cause, and never make a check f
 from __future__ import annotations
 
 from gpudoctor.api import CheckContext, CheckSpec, check, not_applicable
+from gpudoctor.facts.expectations import GPU_STACK_AREAS
 from gpudoctor.facts.facts import Facts
 from gpudoctor.facts.signature_scan import SignatureMatch
 from gpudoctor.results import Finding, Outcome, Severity, judged
@@ -75,13 +76,6 @@ def match_finding(match: SignatureMatch, facts: Facts) -> Finding:
     )
 
 
-# Areas whose errors are what a machine with no NVIDIA GPU prints when asked about one (nvidia-smi's "couldn't
-# communicate", NVML's "Driver Not Loaded", torch's "Found no NVIDIA driver"): expected once a PCI scan showed none.
-_EXPECTED_WITHOUT_GPU = frozenset(
-    {"driver", "nvml", "gpus", "health", "cuda", "cudnn", "devices", "pytorch", "tensorflow"}
-)
-
-
 def _expected_without_gpu(finding: Finding) -> Finding:
     if finding.severity is Severity.INFO:
         return finding
@@ -100,7 +94,7 @@ def _outcome(area: str, facts: Facts) -> Outcome:
     if not matches:
         return not_applicable(f"no known error message about {what} in the evidence")
     findings = [match_finding(m, facts) for m in matches]
-    if facts.gpu_census.none_on_bus and area in _EXPECTED_WITHOUT_GPU:
+    if facts.gpu_census.none_on_bus and area in GPU_STACK_AREAS:
         findings = [_expected_without_gpu(f) for f in findings]
     notes = sum(1 for f in findings if f.severity is Severity.INFO)
     return judged(

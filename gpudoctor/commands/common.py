@@ -23,8 +23,11 @@ Command = Callable[[argparse.Namespace], int]
 
 
 def one_line(message: str) -> str:
-    """Whatever a library's exception text looked like, one line."""
-    return " ".join(message.split())
+    """Whatever a library's exception text looked like, one line, with its control and escape characters
+    shown, not obeyed (error messages quote paths and values a user or a snapshot gave)."""
+    from gpudoctor.render.common import printable
+
+    return printable(" ".join(message.split()))
 
 
 def guarded(command: Command) -> Command:

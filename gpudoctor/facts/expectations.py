@@ -18,9 +18,11 @@ from gpudoctor.facts.sources_state import Why
 if TYPE_CHECKING:
     from gpudoctor.facts.facts import Facts
 
-# Components whose error messages mean someone expected an NVIDIA GPU to work.
-_GPU_COMPONENTS = frozenset(
-    {"pci", "driver", "nvml", "gpus", "health", "topology", "cuda", "cudnn", "devices", "pytorch", "tensorflow"}
+# The areas (keys of gpudoctor.areas) of the NVIDIA GPU stack itself, bus to the frameworks' CUDA use: an error
+# about one of them means someone expected a working GPU, and on a machine whose PCI bus has no NVIDIA GPU it is
+# what asking for one prints.
+GPU_STACK_AREAS = frozenset(
+    {"pci", "driver", "nvml", "gpus", "health", "cuda", "cudnn", "devices", "pytorch", "tensorflow"}
 )
 
 
@@ -55,7 +57,7 @@ def gpu_expectation(facts: Facts) -> str | None:
     if "NVRM" in (facts.evidence.text(Ev.KERNEL_LOG.value) or ""):
         return "the kernel log has NVIDIA driver lines"
     if any(
-        m.signature.component in _GPU_COMPONENTS and m.signature.severity != "info" for m in facts.signature_matches
+        m.signature.component in GPU_STACK_AREAS and m.signature.severity != "info" for m in facts.signature_matches
     ):
         return "the evidence holds NVIDIA GPU error messages"
     return None

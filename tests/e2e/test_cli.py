@@ -411,3 +411,12 @@ def test_fail_on_warning(tmp_path):
     assert lenient.returncode == 0
     strict = gpudoctor("check", "--format", "json", "--fail-on", "warning", "--from", str(tmp_path))
     assert strict.returncode == 1
+
+
+def test_an_error_quoting_a_hostile_path_shows_its_escapes_not_obeys_them(tmp_path):
+    # SYNTHETIC file name with a clear-screen sequence: the one-line error names it, escaped.
+    path = tmp_path / "a\x1b[2Jb.tar.gz"
+    path.write_bytes(b"x")
+    result = gpudoctor("check", "--from", str(path))
+    assert result.returncode == 2 and result.stderr.count("\n") == 1
+    assert "\x1b" not in result.stderr and "\\x1b[2J" in result.stderr

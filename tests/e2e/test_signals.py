@@ -64,16 +64,14 @@ def test_a_signal_mid_check_stops_at_once_and_reports_what_finished(tmp_path, si
     try:
         _wait_for([smi_started, python_started])
         assert any(entry.name.startswith("gpudoctor-probe-") for entry in private_tmp.iterdir())
-        sent = time.monotonic()
         os.kill(proc.pid, signum)
+        # A hang guard, not a timing: unhandled, the signal would leave it waiting out 120 s timeouts.
         stdout, stderr = proc.communicate(timeout=60)
-        stopped_after = time.monotonic() - sent
     finally:
         if proc.poll() is None:
             proc.kill()
             proc.communicate()
     assert proc.returncode == 128 + int(signum), stderr
-    assert stopped_after < 30  # far below the 120 s timeouts (about a second when the machine is idle)
     report = json.loads(stdout)
     assert report["sections"]["collection"]["interrupted"] is True
     assert report["sections"]["collection"]["signal"] == signum.name
