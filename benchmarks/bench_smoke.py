@@ -134,8 +134,18 @@ def default_python() -> str | None:
 
 
 def direct(python: str, n: int, batch: int, warmup: int, steps: int, timeout: float = 300.0) -> dict:
+    # The OpenMP wait policy the smoke probe runs its CPU baseline with (PASSIVE on machines of a few CPUs,
+    # unless the user chose), so that both sides run torch alike.
+    sys.path.insert(0, str(REPO))
+    from gpudoctor.probes._smoke_helpers import cpu_threads
+    from gpudoctor.probes._smoke_measure import PASSIVE_OPENMP_MAX_CPUS
+
+    env = dict(os.environ)
+    if (cpu_threads() or 0) <= PASSIVE_OPENMP_MAX_CPUS:
+        env.setdefault("OMP_WAIT_POLICY", "PASSIVE")
     proc = subprocess.run(
         [python, "-c", DIRECT, str(n), str(batch), str(warmup), str(steps)],
+        env=env,
         stdin=subprocess.DEVNULL,
         capture_output=True,
         text=True,

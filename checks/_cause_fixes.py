@@ -28,7 +28,7 @@ def _torch_wheel(summary: str) -> Callable[[Facts], Fix | None]:
 
 
 BUILDERS: dict[str, Callable[[Facts], Fix | None]] = {
-    "install-driver": lambda facts: _fixes.install_driver(facts.os_release),
+    "install-driver": lambda facts: _fixes.install_driver_for(facts),
     "load-kernel-module": lambda facts: _fixes.load_kernel_module(),
     # Loading the module, and rebuilding it for the running kernel when that fails, are one route in the fix
     # catalogue (headers, DKMS, Secure Boot): the same commands DRV001 prints.

@@ -6,8 +6,13 @@ generator runs; this module only wraps them in ``Fix`` values with the words a p
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from gpudoctor.api import Fix
 from gpudoctor.facts.model import OsRelease
+
+if TYPE_CHECKING:
+    from gpudoctor.facts.facts import Facts
 
 # The generator writes the same steps for this distro as a script: idempotent, with --dry-run and key checks.
 INSTALL_SCRIPT_HINT = (
@@ -29,16 +34,40 @@ def _ids(os_release: OsRelease | None) -> tuple[str | None, tuple[str, ...], str
 # The catalogue is imported where a fix is built: most runs find nothing to fix and never pay its import.
 
 
-def install_driver(os_release: OsRelease | None) -> Fix:
+def gpu_capabilities(facts: Facts) -> tuple[str, ...]:
+    """The compute capabilities of the NVIDIA GPUs present: what the driver reports, else (no driver yet, the usual
+    case for this fix) the knowledge base's entry for the name on the PCI bus; unknown GPUs are left out."""
+    from gpudoctor import kb
+
+    found: set[str] = set()
+    for accelerator in facts.accelerators:
+        capability = accelerator.nvidia.compute_capability if accelerator.nvidia else None
+        if capability is None and accelerator.name:
+            known = kb.compute_capability_for_name(accelerator.name)
+            capability = known.compute_capability if known else None
+        if capability:
+            found.add(capability)
+    return tuple(sorted(found))
+
+
+def install_driver(os_release: OsRelease | None, compute_capabilities: tuple[str, ...] = ()) -> Fix:
+    """The driver for this distro and these GPUs: the branch and kernel-module flavour they need, pinned the way
+    the install script pins them (a Pascal GPU gets R580 with the proprietary modules; none known: a Turing or
+    newer GPU)."""
     from gpudoctor.kb import fix_catalogue
 
-    route = fix_catalogue.driver_route_for_os(*_ids(os_release))
+    route = fix_catalogue.driver_route_for_os(*_ids(os_release), compute_capabilities)
     return Fix(
         "Install the NVIDIA driver from your distribution, then reboot.",
         (*fix_catalogue.typed_commands(route), INSTALL_SCRIPT_HINT),
         needs_root=True,
         url=fix_catalogue.DRIVER_GUIDE_URL,
     )
+
+
+def install_driver_for(facts: Facts) -> Fix:
+    """``install_driver`` for the machine the facts describe: its distro and its GPUs."""
+    return install_driver(facts.os_release, gpu_capabilities(facts))
 
 
 def load_kernel_module() -> Fix:

@@ -294,6 +294,49 @@ def torch_wheel_fix(
     return Fix(text, tuple(commands)), choice
 
 
+def torch_origin_words(torch: TorchFacts) -> str | None:
+    """Where torch came from, in words that claim no more than the environment records: the direct URL of a
+    local wheel or folder, a VCS checkout or a file URL when there is one; otherwise the build its version
+    names ("a download.pytorch.org/whl/cpu build": only that index builds "+cpu" wheels, but pip does not
+    record which index or mirror, or which --find-links folder, this copy came through)."""
+    origin = torch.origin
+    if origin.url:
+        local = local_path(origin.url)
+        return f"installed from the local file {local}" if local else f"installed from {origin.url}"
+    hint = origin.index_hint
+    if not hint:
+        return None
+    if hint.startswith("download.pytorch.org/"):
+        return f"a {hint} build"
+    if hint == "pypi":
+        return "a PyPI build"
+    return f"from {hint}"
+
+
+def local_path(url: str) -> str | None:
+    """The path of a ``file:`` URL (a wheel or folder on this machine), else None."""
+    from urllib.parse import unquote, urlsplit
+
+    parts = urlsplit(url)
+    return unquote(parts.path) or None if parts.scheme.lower() == "file" else None
+
+
+def local_install_note(facts: Facts, torch: TorchFacts) -> Finding | None:
+    """A note for torch installed from a local file: it came from there, not from download.pytorch.org or
+    PyPI, whatever its version tag says; PyTorch's index command is the way to the build this machine needs."""
+    local = local_path(torch.origin.url) if torch.origin.url else None
+    if local is None:
+        return None
+    tag = torch.version.split("+", 1)[1] if torch.version and "+" in torch.version else None
+    build = f" (a +{tag} build, as download.pytorch.org/whl/{tag} publishes them)" if tag else ""
+    what = f"torch {torch.version}" if torch.version else "torch"
+    message = f"{what} was installed from the local file {local}{build}, not from a package index"
+    fix, _ = torch_wheel_fix(
+        facts, torch, "To get the build this machine needs from PyTorch's own index instead:", uninstall_first=False
+    )
+    return Finding(Severity.INFO, message, fix, (probe_file("torch"),))
+
+
 def choice_data(choice: WheelChoice | None) -> dict[str, Any] | None:
     if choice is None:
         return None

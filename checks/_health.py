@@ -7,6 +7,7 @@ from gpudoctor.evidence.keys import EvidenceKey as Ev
 from gpudoctor.facts.gpu_state import SLOWING_REASONS
 from gpudoctor.facts.health_model import GpuHealth
 from gpudoctor.facts.kernel_log import XidEvent
+from gpudoctor.words import counted
 
 EVIDENCE = (Ev.NVML, Ev.NVIDIA_SMI_XML, Ev.NVIDIA_SMI)
 # Reasons that mean the hardware protects itself (heat, power delivery): worth a warning under any load.
@@ -80,7 +81,7 @@ def ecc_findings(gpu: GpuHealth) -> list[Finding]:
         found.append(
             Finding(
                 Severity.PROBLEM,
-                f"{name}: {counts.volatile_uncorrected} uncorrectable ECC error(s) "
+                f"{name}: {counted(counts.volatile_uncorrected, 'uncorrectable ECC error')} "
                 "since the driver loaded — drain and reset it",
                 reset_fix(gpu),
                 EVIDENCE,
@@ -91,7 +92,7 @@ def ecc_findings(gpu: GpuHealth) -> list[Finding]:
         found.append(
             Finding(
                 Severity.WARNING,
-                f"{name}: {counts.aggregate_uncorrected} uncorrectable ECC error(s) "
+                f"{name}: {counted(counts.aggregate_uncorrected, 'uncorrectable ECC error')} "
                 "in its lifetime (none since the driver loaded); watch for more",
                 None,
                 EVIDENCE,
@@ -127,7 +128,7 @@ def ecc_findings(gpu: GpuHealth) -> list[Finding]:
         found.append(
             Finding(
                 Severity.INFO,
-                f"{name}: {corrected} corrected ECC error(s) since the driver loaded (handled by the hardware)",
+                f"{name}: {counted(corrected, 'corrected ECC error')} since the driver loaded (handled by the hardware)",
             )
         )
     return found
@@ -203,7 +204,7 @@ def memory_findings(gpu: GpuHealth) -> list[Finding]:
         found.append(
             Finding(
                 Severity.INFO,
-                f"{name}: {retired} retired page(s) ({gpu.retired_pages_dbe or 0} for "
+                f"{name}: {counted(retired, 'retired page')} ({gpu.retired_pages_dbe or 0} for "
                 f"double-bit errors); the limit is {limit}",
             )
         )
@@ -211,7 +212,7 @@ def memory_findings(gpu: GpuHealth) -> list[Finding]:
         found.append(
             Finding(
                 Severity.INFO,
-                f"{name}: {gpu.remapped_rows_uncorrectable} row(s) remapped for uncorrectable errors (repaired)",
+                f"{name}: {counted(gpu.remapped_rows_uncorrectable, 'row')} remapped for uncorrectable errors (repaired)",
             )
         )
     return found

@@ -23,9 +23,7 @@ class CudaInitCause:
 def _no_driver(facts: Facts) -> CudaInitCause:
     if facts.driver.userspace_version:
         return CudaInitCause("the NVIDIA kernel module is not loaded", _fixes.load_kernel_module(), "driver-not-loaded")
-    return CudaInitCause(
-        "no NVIDIA driver is installed", _fixes.install_driver(facts.os_release), "driver-not-installed"
-    )
+    return CudaInitCause("no NVIDIA driver is installed", _fixes.install_driver_for(facts), "driver-not-installed")
 
 
 def cuda_init_cause(facts: Facts, error: str | None) -> CudaInitCause:

@@ -19,7 +19,7 @@ from gpudoctor.facts.facts import Facts
 from gpudoctor.facts.gpu_state import GpuState
 from gpudoctor.facts.model import GpuInfo
 from gpudoctor.facts.pci_address import normalize_bus_id
-from gpudoctor.facts.smoke_model import SmokeDevice, SmokeFacts
+from gpudoctor.facts.smoke_model import BandwidthResult, CnnResult, MatmulResult, SmokeDevice, SmokeFacts
 from gpudoctor.facts.topology_model import TopoGpu
 from gpudoctor.results import Outcome
 
@@ -31,6 +31,7 @@ RUN_IT = "run `gpudoctor smoke` or `gpudoctor check --smoke`"
 LABELS = {"torch": "PyTorch", "tensorflow": "TensorFlow"}
 BELOW_SPEC = 0.5  # a measurement below half of what the hardware is built for is a finding
 SMALL_MATMUL = 4096  # below this n a big GPU is not kept busy by one matmul
+BUSY_CPU_SHARE = 0.75  # a CPU workload that got less of its threads' CPU time than this ran on a busy machine
 
 
 def finding(severity: Severity, message: str, fix: Fix | None = None) -> Finding:
@@ -85,6 +86,94 @@ def stopped_note(smoke: SmokeFacts) -> str:
 
 
 # --------------------------------------------------------------------------- devices and numbers
+
+
+def cpu_threads(smoke: SmokeFacts) -> int | None:
+    """The intra-op threads the CPU baseline ran with: from its workloads, else the CPU device's record."""
+    rows: list[MatmulResult | CnnResult] = [*smoke.matmul, *smoke.cnn]
+    for row in rows:
+        if row.device == "cpu" and row.threads:
+            return row.threads
+    found = device(smoke, "cpu")
+    return found.threads if found is not None else None
+
+
+def threads_words(smoke: SmokeFacts) -> str:
+    """ "on 2 threads" for the CPU baseline, or nothing when unknown."""
+    count = cpu_threads(smoke)
+    return f"on {count} thread{'s' if count != 1 else ''}" if count else ""
+
+
+def cpu_share(smoke: SmokeFacts) -> float | None:
+    """The share of its threads' CPU time the CPU matmul got (None: not measured).
+
+    The matmul's, because it keeps every thread busy: a CNN step has single-threaded parts where idle
+    threads sleep, so its share is below 1 on an idle machine too.
+    """
+    shares = [
+        r.cpu_share
+        for r in smoke.matmul
+        if r.device == "cpu" and r.cpu_share is not None and not r.skipped and not r.error
+    ]
+    return min(shares) if shares else None
+
+
+def busy_cpu_note(smoke: SmokeFacts) -> str:
+    """ "; the CPU baseline got 40 % of ..." when other processes had the CPUs while it ran, else nothing."""
+    share = cpu_share(smoke)
+    if share is None or share >= BUSY_CPU_SHARE:
+        return ""
+    return (
+        f"; the CPU baseline got only {share * 100:.0f} % of its threads' CPU time (other processes were busy): "
+        "its figures are low and the speed-ups high"
+    )
+
+
+def measurements(smoke: SmokeFacts) -> dict[str, list[dict[str, object]]]:
+    """Every figure with how it was measured (median, spread, repetitions, warm-up, threads), per test and dtype.
+
+    The JSON report's record of the run's figures; a workload that did not run says why (skipped, error).
+    """
+
+    def how(row: MatmulResult | CnnResult | BandwidthResult) -> dict[str, object]:
+        return {
+            "spread": row.spread,
+            "repeats": row.repeats,
+            "warmup": row.warmup,
+            "skipped": row.skipped,
+            "error": one_line(row.error) if row.error else None,
+        }
+
+    return {
+        "matmul": [
+            {
+                "device": r.device,
+                "dtype": r.dtype,
+                "n": r.n,
+                "tflops": r.tflops,
+                "threads": r.threads,
+                "cpu_share": r.cpu_share,
+                **how(r),
+            }
+            for r in smoke.matmul
+        ],
+        "cnn": [
+            {
+                "device": r.device,
+                "precision": r.precision,
+                "batch": r.batch,
+                "steps_per_s": r.steps_per_s,
+                "threads": r.threads,
+                "cpu_share": r.cpu_share,
+                **how(r),
+            }
+            for r in smoke.cnn
+        ],
+        "bandwidth": [
+            {"device": r.device, "direction": r.direction, "memory": r.memory, "gbps": r.gbps, **how(r)}
+            for r in smoke.bandwidth
+        ],
+    }
 
 
 def device(smoke: SmokeFacts, device_id: str) -> SmokeDevice | None:

@@ -2,12 +2,16 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from gpudoctor import kb
-from gpudoctor.api import Finding, Fix, Severity
+from gpudoctor.api import Finding, Fix, Severity, not_applicable, ok
 from gpudoctor.evidence.keys import EvidenceKey as Ev
 from gpudoctor.facts.facts import Facts
 from gpudoctor.facts.predicates import gen_below_best, lanes_below_best
 from gpudoctor.facts.topology_model import GpuPair, MachineTopology, PcieLink, TopoGpu, nvlink_count
+from gpudoctor.results import Outcome
+from gpudoctor.words import counted
 
 IDLE_STATES = {"P8", "P10", "P12"}
 # P2P statuses as nvidia-smi prints them, in words.
@@ -340,4 +344,48 @@ def _bind_fix(topo: MachineTopology, indices: list[int]) -> Fix:
             f"numactl --cpunodebind={node} --membind={node} python train.py",
             "# Slurm: srun --gres-flags=enforce-binding --cpu-bind=cores ...",
         ),
+    )
+
+
+def switches_implied(topo: MachineTopology, bus_read: bool) -> str | None:
+    """How the GPU links show NVSwitches that the PCI bus does not list, in words; None when they do not."""
+    from gpudoctor.facts.topology import nvswitch_fabric
+
+    if topo.nvswitches or nvswitch_fabric(topo) != "inferred":
+        return None
+    paths = sorted({pair.path for pair in topo.pairs if pair.path})
+    source = sorted({pair.path_source for pair in topo.pairs if pair.path_source})
+    where = f"`{source[0]}`" if len(source) == 1 else "the GPU links"
+    return (
+        f"{'/'.join(paths)} between every GPU pair in {where}: only NVSwitches link every pair with all of a GPU's "
+        + ("links (the PCI bus lists none: a VM or a container?)" if bus_read else "links (the PCI bus was not read)")
+    )
+
+
+def no_switch_words(topo: MachineTopology) -> str:
+    """Why TOPO004 has nothing to judge, saying what it cannot know."""
+    if len(topo.gpus) == 1:
+        return (
+            "one GPU visible and no NVSwitch on the PCI bus this machine shows; a VM given one GPU of an NVSwitch "
+            "system would not show the host's switches, and its fabric manager runs on the host"
+        )
+    if topo.pairs:
+        return "no NVSwitch: none on the PCI bus, and no GPU pair is linked as through one"
+    return "no NVSwitch on the PCI bus"
+
+
+def nvlink_state_unknown(built_with: list[TopoGpu], linked_pairs: list[GpuPair], data: dict[str, Any]) -> Outcome:
+    """TOPO003 where SXM GPUs report no link state: the matrix may still show NVLink paths; else nobody knows."""
+    names = ", ".join(sorted({f"{gpu.name} ({expected_links(gpu)} NVLinks)" for gpu in built_with if gpu.name}))
+    if linked_pairs:
+        paths = ", ".join(sorted({pair.path for pair in linked_pairs if pair.path}))
+        return ok(
+            f"NVLink between {counted(len(linked_pairs), 'GPU pair')} ({paths}); the state of each link was not reported",
+            data,
+        )
+    alone = " and no other GPU is visible" if len(built_with) == 1 else ""
+    return not_applicable(
+        f"{counted(len(built_with), 'GPU')} built with NVLink ({names}); neither NVML nor `nvidia-smi nvlink -s` reported "
+        f"their link state{alone}: whether the NVLinks are up is not known (a VM often hides them)",
+        data,
     )

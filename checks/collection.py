@@ -7,6 +7,7 @@ from gpudoctor.evidence.keys import MANIFEST
 from gpudoctor.evidence.keys import EvidenceKey as Ev
 from gpudoctor.facts.facts import Facts
 from gpudoctor.results import Outcome
+from gpudoctor.words import counted
 
 # Sources whose hang points at the GPU or driver itself, not at a slow helper program.
 _DRIVER_SOURCES = (Ev.NVIDIA_SMI_XML, Ev.NVIDIA_SMI, Ev.NVIDIA_SMI_LIST, Ev.NVIDIA_SMI_TOPO, Ev.NVML)
@@ -72,11 +73,11 @@ def sources_answered(facts: Facts, ctx: CheckContext) -> Outcome:
         "slowest": max(((i.duration_s or 0.0, i.name) for i in items), default=(0.0, None))[1],
     }
     if findings:
-        summary = f"{len(timed_out)} source(s) timed out, {len(crashed)} crashed"
+        summary = f"{counted(len(timed_out), 'source')} timed out, {len(crashed)} crashed"
         if damaged is not None:
             summary += ", the nvidia-smi -q -x output is damaged"
         return Outcome(summary, findings, data)
-    return ok(f"{len(items)} sources collected", data=data)
+    return ok(f"{counted(len(items), 'source')} collected", data=data)
 
 
 def _damaged_xml(facts: Facts) -> Finding | None:

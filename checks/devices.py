@@ -6,6 +6,7 @@ from gpudoctor.api import CheckContext, Finding, Fix, Severity, check, not_appli
 from gpudoctor.evidence.keys import EvidenceKey as Ev
 from gpudoctor.facts.facts import Facts
 from gpudoctor.results import Outcome
+from gpudoctor.words import counted
 
 
 @check("DEV001", area="devices", title="GPU device nodes present and usable")
@@ -61,7 +62,7 @@ def device_nodes(facts: Facts, ctx: CheckContext) -> Outcome:
         findings.append(
             Finding(
                 Severity.WARNING,
-                f"{len(gpu_nodes)} /dev/nvidiaN node(s) for {gpu_count} GPU(s)",
+                f"{counted(len(gpu_nodes), '/dev/nvidiaN node')} for {counted(gpu_count, 'GPU')}",
                 root_fix,
                 (Ev.DEVICE_NODES,),
             )
@@ -83,4 +84,4 @@ def device_nodes(facts: Facts, ctx: CheckContext) -> Outcome:
         )
     if not findings:
         return ok(f"{len(present)} nodes, all readable and writable", data=data)
-    return Outcome(f"{len(present)} node(s) present", findings, data)
+    return Outcome(f"{counted(len(present), 'node')} present", findings, data)

@@ -117,7 +117,7 @@ def kernel_module_loaded(facts: Facts, ctx: CheckContext) -> Outcome:
         )
     return problem(
         "no NVIDIA driver installed: the GPU on the bus cannot be used",
-        _fixes.install_driver(facts.os_release),
+        _fixes.install_driver_for(facts),
         [Ev.PROC_MODULES, Ev.PCI_DEVICES],
         data,
         cause="driver-not-installed",
@@ -290,7 +290,7 @@ def userspace_installed(facts: Facts, ctx: CheckContext) -> Outcome:
         )
     return problem(
         "nvidia-smi and libnvidia-ml are not installed",
-        _fixes.install_driver(facts.os_release),
+        _fixes.install_driver_for(facts),
         [Ev.NVIDIA_SMI, Ev.DRIVER_LIBRARIES],
         data,
         cause="driver-not-installed",

@@ -8,7 +8,9 @@ from gpudoctor.api import CheckContext, Finding, Fix, Severity, check, not_appli
 from gpudoctor.evidence.keys import EvidenceKey as Ev
 from gpudoctor.facts.environment import resolve_visible_devices
 from gpudoctor.facts.facts import Facts
+from gpudoctor.facts.lspci import UNPLACED_LSPCI_BLOCK
 from gpudoctor.results import Outcome
+from gpudoctor.words import counted
 
 
 def _known_uuids(facts: Facts) -> list[str]:
@@ -37,7 +39,7 @@ def visible_devices(facts: Facts, ctx: CheckContext) -> Outcome:
     gpus = facts.gpus
     if raw is None:
         if gpus:
-            return ok(f"not set: all {len(gpus)} GPU(s) visible to CUDA")
+            return ok(f"not set: all {counted(len(gpus), 'GPU')} visible to CUDA")
         return not_applicable("not set (no GPU list to compare with)")
     unset = Fix(
         "Unset it, or export the GPUs you mean before starting the program.",
@@ -102,7 +104,7 @@ def visible_devices(facts: Facts, ctx: CheckContext) -> Outcome:
                 cause="mig-misconfigured",
             )
         )
-    summary = f"set to {raw!r}: CUDA sees {len(resolved.visible)} of {len(gpus)} GPU(s)"
+    summary = f"set to {raw!r}: CUDA sees {len(resolved.visible)} of {counted(len(gpus), 'GPU')}"
     return Outcome(summary, findings, data)
 
 
@@ -179,6 +181,11 @@ def library_path(facts: Facts, ctx: CheckContext) -> Outcome:
     return Outcome(f"{len(entries)} entr{'y' if len(entries) == 1 else 'ies'}", findings, {"entries": entries})
 
 
+def _bus_shows_no_gpu(facts: Facts) -> bool:
+    """A scan of the whole PCI bus answered and lists no NVIDIA GPU (what PCI001 reports)."""
+    return facts.pci_scan_available and not any(d.address != UNPLACED_LSPCI_BLOCK for d in facts.pci_gpus)
+
+
 @check("ENV004", area="environment", title="Container and WSL context")
 def container_context(facts: Facts, ctx: CheckContext) -> Outcome:
     """What it checks: whether gpudoctor runs in a container (Docker, Podman, Kubernetes) or WSL, and whether
@@ -188,6 +195,8 @@ def container_context(facts: Facts, ctx: CheckContext) -> Outcome:
     Why it matters: a container sees GPUs only when started through the NVIDIA Container Toolkit; WSL2 gets
     CUDA from the Windows driver, and a Linux NVIDIA driver installed inside WSL breaks it; WSL1 has no CUDA
     at all.
+    In a container whose PCI bus shows no NVIDIA GPU, PCI001 gives the verdict and this check is not
+    applicable, whichever /dev/nvidia* nodes exist: one cause, one finding, one exit code.
 
     How to fix: container: `docker run --gpus all` (toolkit installed on the host); WSL: install only the
     Windows NVIDIA driver, remove Linux driver packages from the distribution, and use WSL2
@@ -235,8 +244,20 @@ def container_context(facts: Facts, ctx: CheckContext) -> Outcome:
         return not_applicable("not in a container or WSL")
     visible = facts.env.get("NVIDIA_VISIBLE_DEVICES")
     data = {"runtime": context.runtime, "NVIDIA_VISIBLE_DEVICES": visible}
+    if _bus_shows_no_gpu(facts):
+        # One cause, one verdict: PCI001 owns "no GPU reachable from this container". Device nodes do not
+        # change it (a stale /dev/nvidiactl, made by installing the user space, gives no GPU access), so the
+        # verdict and the exit code stay the same whichever nodes exist.
+        data["gpu_access"] = "judged by PCI001: no NVIDIA GPU on the PCI bus"
+        return not_applicable(
+            f"inside a {context.runtime} container"
+            + (f", NVIDIA_VISIBLE_DEVICES={visible}" if visible is not None else "")
+            + "; no NVIDIA GPU on the PCI bus it sees, so GPU access is PCI001's verdict",
+            data,
+        )
     findings = []
-    has_nodes = any(p.startswith("/dev/nvidia") for p in facts.device_nodes.nodes)
+    # GPU access means /dev/nvidiaN: a lone /dev/nvidiactl is what installing the user space leaves behind.
+    has_nodes = bool(facts.device_nodes.gpu_nodes())
     if visible in ("void", "none", ""):
         findings.append(
             Finding(
@@ -251,7 +272,7 @@ def container_context(facts: Facts, ctx: CheckContext) -> Outcome:
         findings.append(
             Finding(
                 Severity.PROBLEM,
-                "no /dev/nvidia* in this container: it was started without GPU access",
+                "no /dev/nvidiaN GPU node in this container: it was started without GPU access",
                 Fix(
                     "Start it with GPUs (NVIDIA Container Toolkit on the host).",
                     ("docker run --gpus all ...", "# Kubernetes: request nvidia.com/gpu in the pod's resources.limits"),

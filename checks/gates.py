@@ -6,13 +6,17 @@ problem, so ``gpudoctor check --require-gpu`` exits 1 on a machine without one.
 
 from __future__ import annotations
 
+import textwrap
+
 from gpudoctor import kb
-from gpudoctor.api import CheckContext, check, not_applicable, ok, problem, warning
+from gpudoctor.api import CheckContext, Fix, check, not_applicable, ok, problem, warning
 from gpudoctor.evidence.keys import EvidenceKey as Ev
 from gpudoctor.facts.facts import Facts
 from gpudoctor.facts.model import GpuInfo
 from gpudoctor.facts.predicates import driver_runs_cuda_release
+from gpudoctor.kb.gpu_specs import MemoryVerdict, memory_rule_text, memory_verdict
 from gpudoctor.results import Outcome
+from gpudoctor.words import counted
 
 
 def _usable_gpus(facts: Facts) -> list[GpuInfo]:
@@ -49,8 +53,12 @@ def require_gpu(facts: Facts, ctx: CheckContext) -> Outcome:
         return not_applicable("not requested")
     gpus = _usable_gpus(facts)
     if gpus:
-        return ok(f"{len(gpus)} usable GPU(s)", data={"gpus": len(gpus)})
-    return problem("no usable NVIDIA GPU (required by --require-gpu)", evidence=[Ev.NVML, Ev.NVIDIA_SMI])
+        return ok(f"{counted(len(gpus), 'usable GPU')}", data={"gpus": len(gpus)})
+    return problem(
+        "no usable NVIDIA GPU (required by --require-gpu)",
+        fix=Fix("Run where an NVIDIA GPU is usable; the other findings of this report say why none is here."),
+        evidence=[Ev.NVML, Ev.NVIDIA_SMI],
+    )
 
 
 @check("GATE002", area="gates", title="--min-gpus: enough GPUs")
@@ -66,8 +74,12 @@ def min_gpus(facts: Facts, ctx: CheckContext) -> Outcome:
         return not_applicable("not requested")
     count = len(_usable_gpus(facts))
     if count >= wanted:
-        return ok(f"{count} GPU(s) ≥ {wanted}", data={"gpus": count, "required": wanted})
-    return problem(f"{count} GPU(s), fewer than the {wanted} required", data={"gpus": count, "required": wanted})
+        return ok(f"{counted(count, 'GPU')} ≥ {wanted}", data={"gpus": count, "required": wanted})
+    return problem(
+        f"{counted(count, 'GPU')}, fewer than the {wanted} required",
+        fix=Fix(f"Run on a node with at least {wanted} working GPUs (GPU001 lists GPUs the driver does not see)."),
+        data={"gpus": count, "required": wanted},
+    )
 
 
 @check("GATE003", area="gates", title="--min-compute-capability: new enough GPUs")
@@ -87,14 +99,16 @@ def min_compute_capability(facts: Facts, ctx: CheckContext) -> Outcome:
     if threshold is None:
         return warning(f"cannot compare compute capabilities with {wanted!r} (not a version like 8.0)")
     gpus = _usable_gpus(facts)
+    fix = Fix(f"Run on GPUs of compute capability {wanted} or newer, or build for the older architecture too.")
     if not gpus:
-        return problem(f"no GPU to meet compute capability ≥ {wanted}")
+        return problem(f"no GPU to meet compute capability ≥ {wanted}", fix=fix)
     low = [g for g in gpus if g.compute_capability and (_cc_tuple(g.compute_capability) or (0, 0)) < threshold]
     unknown = [g for g in gpus if not g.compute_capability]
     data = {"required": wanted, "gpus": {g.index: g.compute_capability for g in gpus}}
     if low:
         return problem(
             ", ".join(f"GPU {g.index} ({g.name}) is {g.compute_capability}" for g in low) + f", below {wanted}",
+            fix=fix,
             data=data,
         )
     if unknown:
@@ -104,7 +118,9 @@ def min_compute_capability(facts: Facts, ctx: CheckContext) -> Outcome:
 
 @check("GATE004", area="gates", title="--min-gpu-memory: enough memory per GPU")
 def min_gpu_memory(facts: Facts, ctx: CheckContext) -> Outcome:
-    """What it checks: with --min-gpu-memory GIB, that every GPU has at least that much memory in total.
+    """What it checks: with --min-gpu-memory N, that every GPU has at least N GB of memory as sold: an "80GB"
+    H100 meets 80 though NVML reports 79.6 GiB. The rule (gpudoctor.kb.gpu_specs):
+    {memory_rule}.
 
     Why it matters: a model that does not fit fails with an out-of-memory error after minutes of loading.
 
@@ -114,19 +130,43 @@ def min_gpu_memory(facts: Facts, ctx: CheckContext) -> Outcome:
     if wanted is None:
         return not_applicable("not requested")
     gpus = _usable_gpus(facts)
+    fix = Fix(f"Run on GPUs with at least {wanted:g} GB each, or shard the model to fit.")
     if not gpus:
-        return problem(f"no GPU to meet ≥ {wanted:g} GiB")
-    low = [g for g in gpus if g.memory_total_mib is not None and g.memory_total_mib / 1024 < wanted]
-    data = {"required_gib": wanted, "gpus_mib": {g.index: g.memory_total_mib for g in gpus}}
+        return problem(f"no GPU to meet ≥ {wanted:g} GB", fix=fix, evidence=[Ev.NVML, Ev.NVIDIA_SMI])
+    verdicts = {g.index: memory_verdict(g.name, g.memory_total_mib, wanted) for g in gpus}
+    data = {
+        "required_gb": wanted,
+        "gpus_mib": {g.index: g.memory_total_mib for g in gpus},
+        "counted_gb": {index: v.counted_gb if v else None for index, v in verdicts.items()},
+        "rule": memory_rule_text(),
+    }
+    low = [(g, v) for g in gpus if (v := verdicts[g.index]) is not None and not v.meets]
     if low:
         return problem(
-            ", ".join(f"GPU {g.index} has {(g.memory_total_mib or 0) / 1024:.1f} GiB" for g in low)
-            + f", below {wanted:g} GiB",
+            ", ".join(f"GPU {g.index} ({g.name}) has {_memory_words(v)}" for g, v in low)
+            + f", below the {wanted:g} GB required",
+            fix=fix,
+            evidence=[Ev.NVML, Ev.NVIDIA_SMI],
             data=data,
         )
-    if any(g.memory_total_mib is None for g in gpus):
+    if any(v is None for v in verdicts.values()):
         return warning("memory size unknown for some GPUs", data=data)
-    return ok(f"every GPU ≥ {wanted:g} GiB", data=data)
+    counted = sorted({_memory_words(v) for v in verdicts.values() if v is not None})
+    return ok(f"every GPU ≥ {wanted:g} GB ({'; '.join(counted)})", data=data)
+
+
+def _memory_words(verdict: MemoryVerdict) -> str:
+    """'79.6 GiB reported, counted as 80 GB marketed' or '39.4 GiB'."""
+    if verdict.marketed and abs(verdict.counted_gb - verdict.reported_gib) >= 0.05:
+        how = "marketed" if verdict.from_spec else "within the tolerance"
+        return f"{verdict.reported_gib:.1f} GiB reported, counted as {verdict.counted_gb:g} GB ({how})"
+    return f"{verdict.reported_gib:.1f} GiB"
+
+
+# The rule has one home (gpudoctor.kb.gpu_specs); the explanation quotes it.
+min_gpu_memory.func.__doc__ = (min_gpu_memory.func.__doc__ or "").replace(
+    "{memory_rule}", "\n    ".join(textwrap.wrap(memory_rule_text(), 100))
+)
 
 
 @check("GATE005", area="gates", title="--min-driver: new enough driver")
@@ -142,15 +182,18 @@ def min_driver(facts: Facts, ctx: CheckContext) -> Outcome:
     if wanted is None:
         return not_applicable("not requested")
     version = _loaded_driver(facts)
+    fix = Fix(f"Install NVIDIA driver {wanted} or newer on this machine (the host, for a container).")
     if not version:
-        return problem(f"no NVIDIA driver loaded (≥ {wanted} required)")
+        return problem(f"no NVIDIA driver loaded (≥ {wanted} required)", fix=fix)
     have, need = kb.parse_driver_version(version), kb.parse_driver_version(wanted)
     if have is None or need is None:
         return warning(f"cannot compare driver {version} with {wanted}")
     if have >= need:
         return ok(f"driver {version} ≥ {wanted}", data={"driver": version, "required": wanted})
     return problem(
-        f"driver {version} is older than the {wanted} required", data={"driver": version, "required": wanted}
+        f"driver {version} is older than the {wanted} required",
+        fix=fix,
+        data={"driver": version, "required": wanted},
     )
 
 
@@ -169,7 +212,10 @@ def cuda_version(facts: Facts, ctx: CheckContext) -> Outcome:
         return not_applicable("not requested")
     version = _loaded_driver(facts)
     if not version:
-        return problem(f"no NVIDIA driver loaded to run CUDA {wanted}")
+        return problem(
+            f"no NVIDIA driver loaded to run CUDA {wanted}",
+            fix=Fix(f"Install and load an NVIDIA driver that runs CUDA {wanted} (the host's, for a container)."),
+        )
     verdict = driver_runs_cuda_release(version, wanted)
     data = {"driver": version, "cuda": wanted, "verdict": verdict.status, "needs_driver": verdict.needs_driver}
     if verdict.status == "native":
@@ -181,5 +227,9 @@ def cuda_version(facts: Facts, ctx: CheckContext) -> Outcome:
             data=data,
         )
     if verdict.status == "too_old":
-        return problem(f"driver {version} cannot run CUDA {wanted}: needs ≥ {verdict.needs_driver}", data=data)
+        return problem(
+            f"driver {version} cannot run CUDA {wanted}: needs ≥ {verdict.needs_driver}",
+            fix=Fix(f"Upgrade the driver to {verdict.needs_driver} or newer, or use a build for an older CUDA."),
+            data=data,
+        )
     return warning(f"no compatibility data for CUDA {wanted}", data=data)

@@ -54,7 +54,8 @@ def inventory(facts: Facts, ctx: CheckContext) -> Outcome:
         findings.append(
             Finding(
                 Severity.PROBLEM,
-                f"{len(missing)} NVIDIA GPU(s) on the bus are not visible to the driver: {', '.join(missing)}",
+                f"{_count(len(missing), 'NVIDIA GPU')} on the bus {'is' if len(missing) == 1 else 'are'} not visible "
+                f"to the driver: {', '.join(missing)}",
                 Fix(
                     "Read the kernel log for the reason, reseat the card and check its power; "
                     "enable Above 4G decoding / Resizable BAR in the BIOS.",
@@ -210,6 +211,43 @@ def _mig_instances(facts: Facts, gpu: GpuInfo) -> int | None:
     return len(gpu.mig_devices) if gpu.mig_devices else None
 
 
+def _count(n: int, noun: str) -> str:
+    return f"{n} {noun}" if n == 1 else f"{n} {noun}s"
+
+
+def mig_instances_text(gpu: GpuInfo, instances: int | None) -> str:
+    """What the evidence says about a GPU's MIG instances, never a placeholder: '2 instances: 3g.40gb,
+    1g.10gb'; where a source lists instances without their profiles (nvidia-smi -q -x does), their count,
+    GPU instance IDs and memory, and that the profiles are not reported."""
+    devices = gpu.mig_devices
+    if not devices:
+        if instances:
+            return f"{_count(instances, 'instance')}; which profiles is not reported"
+        return "no instance listed"
+    named = [d.profile for d in devices if d.profile]
+    parts = [_count(len(devices), "instance")]
+    if named:
+        counts: dict[str, int] = {}
+        for profile in named:
+            counts[profile] = counts.get(profile, 0) + 1
+        parts[0] += ": " + ", ".join(p if n == 1 else f"{n}x {p}" for p, n in counts.items())
+    unnamed = [d for d in devices if not d.profile]
+    if unnamed:
+        ids = sorted({d.gpu_instance_id for d in unnamed if d.gpu_instance_id is not None})
+        sizes = sorted({d.memory_total_mib for d in unnamed if d.memory_total_mib is not None})
+        known = []
+        if ids:
+            known.append("GPU instance ID" + ("s " if len(ids) > 1 else " ") + ", ".join(map(str, ids)))
+        if sizes:
+            known.append(" / ".join(f"{size} MiB" for size in sizes) + (" each" if len(unnamed) > 1 else ""))
+        if named:
+            missing = f"{len(unnamed)} without a reported profile"
+        else:
+            missing = "the profile is not reported" if len(unnamed) == 1 else "the profiles are not reported"
+        parts.append("; ".join([*known, missing]))
+    return "; ".join(parts)
+
+
 @check("GPU003", area="gpus", title="MIG mode")
 def mig_mode(facts: Facts, ctx: CheckContext) -> Outcome:
     """What it checks: whether Multi-Instance GPU (MIG) is enabled on each GPU, which MIG devices exist
@@ -260,17 +298,19 @@ def mig_mode(facts: Facts, ctx: CheckContext) -> Outcome:
                 )
             )
             continue
-        profiles = ", ".join(d.profile or "?" for d in gpu.mig_devices) or "no instance listed"
         findings.append(
             Finding(
                 Severity.INFO,
-                f"GPU {gpu.index}: MIG enabled ({profiles}); a CUDA process sees "
+                f"GPU {gpu.index}: MIG enabled ({mig_instances_text(gpu, _mig_instances(facts, gpu))}); "
+                "a CUDA process sees "
                 "one MIG instance — pick it with CUDA_VISIBLE_DEVICES=MIG-<uuid> "
                 "(see `nvidia-smi -L`)",
             )
         )
     summary = (
-        f"MIG enabled on {len(enabled)} of {len(gpus)} GPU(s)" if enabled else f"MIG disabled on {len(gpus)} GPU(s)"
+        f"MIG enabled on {len(enabled)} of {_count(len(gpus), 'GPU')}"
+        if enabled
+        else f"MIG disabled on {_count(len(gpus), 'GPU')}"
     )
     return Outcome(
         summary,

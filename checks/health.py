@@ -14,6 +14,7 @@ from gpudoctor.facts.facts import Facts
 from gpudoctor.facts.kernel_log import XidEvent
 from gpudoctor.facts.sources_state import Why
 from gpudoctor.results import Outcome
+from gpudoctor.words import counted
 from gpudoctor_checks import _health as h
 
 
@@ -89,7 +90,7 @@ def gpu_answers(facts: Facts, ctx: CheckContext) -> Outcome:
     }
     if findings:
         return Outcome(findings[0].message, findings, data)
-    return ok(f"{len(health)} GPU(s) answer", data)
+    return ok(f"{counted(len(health), 'GPU')} answer", data)
 
 
 # The sources of per-GPU health: NVML, then nvidia-smi's full query (XML or text).
@@ -129,7 +130,7 @@ def persistence(facts: Facts, ctx: CheckContext) -> Outcome:
     }
     if off:
         return Outcome(
-            f"persistence mode off on {len(off)} datacenter GPU(s): {h.labels(off)}",
+            f"persistence mode off on {counted(len(off), 'datacenter GPU')}: {h.labels(off)}",
             [
                 Finding(
                     Severity.WARNING,
@@ -151,7 +152,7 @@ def persistence(facts: Facts, ctx: CheckContext) -> Outcome:
         )
     on = sum(1 for g in health if g.persistence_mode)
     note = "" if datacenter else " (not a datacenter GPU: optional)"
-    return ok(f"persistence mode on for {on} of {len(health)} GPU(s){note}", data)
+    return ok(f"persistence mode on for {on} of {counted(len(health), 'GPU')}{note}", data)
 
 
 @check("HEALTH003", area="health", title="ECC: enabled, no uncorrectable errors")
@@ -175,7 +176,7 @@ def ecc(facts: Facts, ctx: CheckContext) -> Outcome:
         findings += h.ecc_findings(gpu)
     data = {str(g.index): {"enabled": g.ecc_enabled, "pending": g.ecc_pending, **vars(g.ecc)} for g in health}
     enabled = sum(1 for g in health if g.ecc_enabled)
-    summary = f"ECC on for {enabled} of {len(health)} GPU(s)"
+    summary = f"ECC on for {enabled} of {counted(len(health), 'GPU')}"
     return judged(findings, data, summary + ", no uncorrectable errors")
 
 
@@ -216,7 +217,7 @@ def memory_repairs(facts: Facts, ctx: CheckContext) -> Outcome:
         }
         for g in health
     }
-    return judged(findings, data, f"no memory repair pending or failed on {len(health)} GPU(s)")
+    return judged(findings, data, f"no memory repair pending or failed on {counted(len(health), 'GPU')}")
 
 
 @check("HEALTH005", area="health", title="InfoROM is valid")
@@ -256,7 +257,7 @@ def inforom(facts: Facts, ctx: CheckContext) -> Outcome:
             ],
             data,
         )
-    return ok(f"InfoROM valid on {len(health)} GPU(s)", data)
+    return ok(f"InfoROM valid on {counted(len(health), 'GPU')}", data)
 
 
 @check("HEALTH006", area="health", title="No hardware slowdown, thermal or power throttling")
@@ -309,7 +310,7 @@ def clocks(facts: Facts, ctx: CheckContext) -> Outcome:
         }
         for g in health
     }
-    return judged(findings, data, f"no GPU held back by heat or power ({len(health) or len(states)} GPU(s))")
+    return judged(findings, data, f"no GPU held back by heat or power ({counted(len(health) or len(states), 'GPU')})")
 
 
 @check("HEALTH007", area="health", title="Xid errors in the kernel log, by meaning")
@@ -349,6 +350,6 @@ def xid_events(facts: Facts, ctx: CheckContext) -> Outcome:
     return judged(
         findings,
         data,
-        f"{len(events)} Xid event(s): "
+        f"{counted(len(events), 'Xid event')}: "
         + ", ".join(f"{code}×{len(items)}" for (code, _), items in sorted(groups.items())),
     )

@@ -111,7 +111,7 @@ def _init_failure(
             )
         return problem(
             f"{said}: libnvidia-ml.so.1 is not installed or not on the loader path",
-            _fixes.install_driver(facts.os_release),
+            _fixes.install_driver_for(facts),
             (*source, Ev.LDCONFIG),
             data,
             cause="nvml-library-missing",

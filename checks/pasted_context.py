@@ -11,6 +11,7 @@ from gpudoctor.evidence.keys import EvidenceKey as Ev
 from gpudoctor.facts.expectations import gpu_trouble
 from gpudoctor.facts.facts import Facts
 from gpudoctor.results import Outcome
+from gpudoctor.words import counted
 from gpudoctor_checks._cause_fixes import fix_for
 
 # The catalogue's signature for TensorFlow answering "which GPUs?" with none (its one home).
@@ -33,9 +34,9 @@ def pasted_container_gpu_flags(facts: Facts, ctx: CheckContext) -> Outcome:
         return not_applicable("no container command in the evidence")
     without = containers.runs_without_gpus
     if not without:
-        return ok(f"{len(containers.runs)} container command(s), each with GPU access")
+        return ok(f"{counted(len(containers.runs), 'container command')}, each with GPU access")
     if len(without) < len(containers.runs) or not gpu_trouble(facts):
-        return ok(f"{len(without)} container command(s) without GPU flags, and no GPU error shown with them")
+        return ok(f"{counted(len(without), 'container command')} without GPU flags, and no GPU error shown with them")
     finding = problem(
         f"the container was started without GPU access ({without[0].engine} run without --gpus): it sees no "
         "driver and no GPU",

@@ -12,6 +12,7 @@ from gpudoctor.facts.model import PciDevice
 from gpudoctor.facts.python_env import DmiFacts
 from gpudoctor.results import Outcome
 from gpudoctor_checks import _fixes
+from gpudoctor_checks._cause_fixes import fix_for
 
 _VM_VENDORS = (
     "qemu",
@@ -60,7 +61,8 @@ def gpu_on_bus(facts: Facts, ctx: CheckContext) -> Outcome:
 
     Why it matters: everything else depends on it. "GPUs on the bus but no driver" is fixed by installing
     a driver; "no GPU on the bus" is fixed only by the machine (a GPU instance type, PCI passthrough, a
-    container started with GPU access).
+    container started with GPU access). In a container it is the one verdict on "no GPU reachable from
+    here" (ENV004 defers to it), so the device nodes that happen to exist do not change the report.
 
     How to fix: on a cloud VM, pick a GPU instance type; on a hypervisor, pass the GPU through to the VM;
     in a container, start it with GPU access (`docker run --gpus all ...`); on bare metal, reseat the card
@@ -100,10 +102,7 @@ def gpu_on_bus(facts: Facts, ctx: CheckContext) -> Outcome:
     if facts.container.in_container:
         where = f"this {facts.container.runtime} container"
         cause = "container-no-gpu-flag"
-        fix = Fix(
-            "Start the container with GPU access (needs the NVIDIA Container Toolkit on the host).",
-            ("docker run --gpus all ...  # or: podman run --device nvidia.com/gpu=all ...",),
-        )
+        fix = fix_for("container-gpus", facts) or fix
     vm = _looks_like_vm(facts.dmi)
     detail = (
         f" (a virtual machine: {vm.strip()} — no GPU passed through)" if vm and not facts.container.in_container else ""
@@ -150,7 +149,7 @@ def driver_bound(facts: Facts, ctx: CheckContext) -> Outcome:
             continue
         if device.driver is None:
             installed = bool(facts.driver.userspace_version)
-            fix = _fixes.load_kernel_module() if installed else _fixes.install_driver(facts.os_release)
+            fix = _fixes.load_kernel_module() if installed else _fixes.install_driver_for(facts)
             findings.append(
                 Finding(
                     Severity.PROBLEM,

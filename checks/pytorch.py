@@ -13,7 +13,7 @@ from gpudoctor.api import CheckContext, Finding, Fix, Severity, check, not_appli
 from gpudoctor.facts.facts import Facts
 from gpudoctor.facts.framework_model import TorchFacts
 from gpudoctor.facts.predicates import comparable_driver, cuda_major_minor, driver_older
-from gpudoctor.kb.driver_cuda import legacy_branch_architecture
+from gpudoctor.kb.driver_branches import legacy_branch_architecture
 from gpudoctor.kb.torch_wheels import TORCH_OLDEST_CAPABILITY
 from gpudoctor.kb.versions import version_key
 from gpudoctor.results import Outcome
@@ -28,9 +28,11 @@ from gpudoctor_checks._frameworks import (
     gpu_names,
     gpus_present,
     gpus_unknown,
+    local_install_note,
     os_and_machine,
     probe_status_outcome,
     python_words,
+    torch_origin_words,
     torch_wheel_fix,
 )
 from gpudoctor_checks._pytorch_causes import cuda_init_cause
@@ -92,12 +94,13 @@ def torch_imports(facts: Facts, ctx: CheckContext) -> Outcome:
     extras = [
         f"cuDNN {torch.cudnn}" if torch.cudnn else None,
         f"NCCL {torch.nccl}" if torch.nccl else None,
-        f"from {torch.origin.index_hint}" if torch.origin.index_hint else None,
+        torch_origin_words(torch),
     ]
     where = "in a pasted collect_env report" if torch.source == "collect_env" else f"in {python_words(torch.python)}"
     summary = f"{_describe(torch)} {where}"
     extra = ", ".join(e for e in extras if e)
-    return ok(summary + (f"; {extra}" if extra else ""), data)
+    note = local_install_note(facts, torch)
+    return ok(summary + (f"; {extra}" if extra else ""), data, [note] if note else None)
 
 
 @check("TORCH002", area="pytorch", title="PyTorch is a GPU build where there is a GPU")

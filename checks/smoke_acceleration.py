@@ -90,9 +90,14 @@ def _cpu_only_outcome(
         baseline.append(f"{number(cpu_mm.tflops)} TFLOP/s {cpu_mm.dtype} matmul")
     if cpu_cnn is not None:
         baseline.append(f"CNN {number(cpu_cnn.steps_per_s)} steps/s")
-    baseline_text = ", ".join(baseline) or "nothing measured"
+    threads = _smoke.threads_words(smoke)
+    baseline_text = ", ".join(baseline) + (f" {threads}" if threads else "") if baseline else "nothing measured"
     if not gpus_present(facts):
-        return ok(f"CPU baseline: {baseline_text} (no GPU on this machine){_smoke.stopped_note(smoke)}", data)
+        return ok(
+            f"CPU baseline: {baseline_text} (no GPU on this machine)"
+            f"{_smoke.busy_cpu_note(smoke)}{_smoke.stopped_note(smoke)}",
+            data,
+        )
     raw = facts.env.get("CUDA_VISIBLE_DEVICES") if facts.env else None
     visible = resolve_visible_devices(raw, len(facts.gpus), [g.uuid for g in facts.gpus if g.uuid])
     message = (
@@ -155,8 +160,13 @@ def acceleration_real(facts: Facts, ctx: CheckContext) -> Outcome:
         "accelerators": accelerators,
         "cpu_matmul_tflops": cpu_mm.tflops if cpu_mm is not None else None,
         "cpu_cnn_steps_per_s": cpu_cnn.steps_per_s if cpu_cnn is not None else None,
+        "cpu_threads": _smoke.cpu_threads(smoke),
+        "cpu_share": _smoke.cpu_share(smoke),
+        "cpu_matmul_spread": cpu_mm.spread if cpu_mm is not None else None,
+        "cpu_cnn_spread": cpu_cnn.spread if cpu_cnn is not None else None,
         "mode": smoke.mode,
         "stopped_by": smoke.stopped_by,
+        "measurements": _smoke.measurements(smoke),
     }
     if not accelerators:
         return _cpu_only_outcome(facts, smoke, data, cpu_mm, cpu_cnn)
@@ -273,4 +283,7 @@ def acceleration_real(facts: Facts, ctx: CheckContext) -> Outcome:
                 "driver lists (CUDA_VISIBLE_DEVICES, or GPUs it cannot use)",
             )
         )
+    if parts:
+        threads = _smoke.threads_words(smoke)
+        summary += (f"; CPU baseline {threads}" if threads else "") + _smoke.busy_cpu_note(smoke)
     return Outcome(summary + _smoke.stopped_note(smoke), findings, data)

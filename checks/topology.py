@@ -11,6 +11,7 @@ from gpudoctor.api import CheckContext, Finding, Fix, Severity, check, not_appli
 from gpudoctor.evidence.keys import EvidenceKey as Ev
 from gpudoctor.facts.facts import Facts
 from gpudoctor.results import Outcome
+from gpudoctor.words import counted
 from gpudoctor_checks import _topology as t
 
 PCIE_EVIDENCE = (Ev.NVML, Ev.NVIDIA_SMI_XML, Ev.PCI_DEVICES, Ev.LSPCI)
@@ -60,7 +61,9 @@ def pcie_links(facts: Facts, ctx: CheckContext) -> Outcome:
     worst = [f for f in findings if f.severity in (Severity.PROBLEM, Severity.WARNING)]
     if worst:
         return Outcome(
-            f"{len({f.message.split(':')[0] for f in worst})} GPU link(s) below full width or speed", findings, data
+            f"{counted(len({f.message.split(':')[0] for f in worst}), 'GPU link')} below full width or speed",
+            findings,
+            data,
         )
     words = sorted(
         {
@@ -68,7 +71,7 @@ def pcie_links(facts: Facts, ctx: CheckContext) -> Outcome:
             for gpu in gpus
         }
     )
-    return ok(f"{len(gpus)} GPU link(s) at full width ({', '.join(words)} max)", data, findings)
+    return ok(f"{counted(len(gpus), 'GPU link')} at full width ({', '.join(words)} max)", data, findings)
 
 
 @check("TOPO002", area="topology", title="GPU pairs are close and can reach each other peer-to-peer")
@@ -99,7 +102,7 @@ def gpu_pairs(facts: Facts, ctx: CheckContext) -> Outcome:
         findings.append(
             Finding(
                 Severity.WARNING,
-                f"{len(far)} GPU pair(s) cross the CPU sockets (SYS): {t.pair_list(far)} — their traffic goes over the "
+                f"{counted(len(far), 'GPU pair')} cross the CPU sockets (SYS): {t.pair_list(far)} — their traffic goes over the "
                 "socket interconnect, several times slower than within one socket",
                 Fix(
                     "Give a job GPUs that share a socket; list them with `nvidia-smi topo -m` (same NUMA Affinity).",
@@ -130,7 +133,8 @@ def gpu_pairs(facts: Facts, ctx: CheckContext) -> Outcome:
 def nvlinks(facts: Facts, ctx: CheckContext) -> Outcome:
     """What it checks: on GPUs built with NVLink (SXM boards), the links each GPU reports active against the
     number the part has (H100/H200/B200 18, A100 12, V100 6), links reported down, and SXM GPUs that show no
-    NVLink path to each other at all.
+    NVLink path to each other at all. Where no link state is reported (NVML and `nvidia-smi nvlink -s` silent,
+    as in a VM given one GPU), it says that it cannot tell rather than calling the links fine.
 
     Why it matters: an SXM system trains over NVLink. A link that is down costs its share of the bandwidth
     (each is one-eighteenth of an H100's); no NVLink at all sends everything over PCIe, 7-14x slower. Both are
@@ -147,7 +151,7 @@ def nvlinks(facts: Facts, ctx: CheckContext) -> Outcome:
     if not reported and not built_with:
         if linked_pairs:
             return ok(
-                f"NVLink between {len(linked_pairs)} GPU pair(s) "
+                f"NVLink between {counted(len(linked_pairs), 'GPU pair')} "
                 f"({', '.join(sorted({p.path for p in linked_pairs if p.path}))}); the state of each link was not "
                 "collected",
                 {"pairs_with_nvlink": len(linked_pairs)},
@@ -174,12 +178,14 @@ def nvlinks(facts: Facts, ctx: CheckContext) -> Outcome:
         }
         findings += t.nvlink_findings(gpu, expected)
     findings += t.missing_nvlink_findings(topo, built_with, reported)
+    if not reported and not findings:
+        return t.nvlink_state_unknown(built_with, linked_pairs, data)
     active = sum(gpu.nvlink.active for gpu in reported if gpu.nvlink is not None)
     total = sum(gpu.nvlink.total for gpu in reported if gpu.nvlink is not None)
     summary = (
-        f"{active} of {total} NVLinks active on {len(reported)} GPU(s)"
+        f"{active} of {total} NVLinks active on {counted(len(reported), 'GPU')}"
         if reported
-        else f"{len(built_with)} GPU(s) built with NVLink; link state not reported"
+        else f"{counted(len(built_with), 'GPU')} built with NVLink; link state not reported"
     )
     return Outcome(summary, findings, data)
 
@@ -188,6 +194,10 @@ def nvlinks(facts: Facts, ctx: CheckContext) -> Outcome:
 def fabric_manager(facts: Facts, ctx: CheckContext) -> Outcome:
     """What it checks: on machines with NVSwitches (HGX/DGX A100, H100, H200, B200), that the
     `nvidia-fabricmanager` service runs and every GPU finished its fabric registration (NVML fabric state).
+    NVSwitches count as present when lspci lists them, and as implied when `nvidia-smi topo -m` links every GPU
+    pair with the NV# only a switch gives (NV12 on A100, NV18 on H100/H200: the knowledge base's nvlink table)
+    though lspci lists none, as in a VM or container. Where the service's state was not read (a container, no
+    systemd), it says so instead of judging.
 
     Why it matters: without the fabric manager the NVSwitches route nothing, and CUDA refuses to start: torch
     says "Unexpected error from cudaGetDeviceCount() ... Error 802: system not yet initialized". Its version
@@ -199,14 +209,21 @@ def fabric_manager(facts: Facts, ctx: CheckContext) -> Outcome:
     """
     topo = facts.machine_topology
     states = {index: state for index, state in topo.fabric_states.items() if state != "not_supported"}
-    if not topo.nvswitches and not states:
+    implied = t.switches_implied(topo, facts.pci_scan_available)
+    if not topo.nvswitches and not states and implied is None:
         if not facts.pci_scan_available and len(topo.gpus) > 1:
             return not_applicable(
                 "whether this machine has NVSwitches is not known: the PCI bus was not read (`lspci -d 10de: | grep "
                 "-i bridge` lists them)"
             )
-        return not_applicable("no NVSwitch on this machine")
-    data = {"nvswitches": topo.nvswitches, "service": topo.fabric_manager, "fabric_states": topo.fabric_states}
+        return not_applicable(t.no_switch_words(topo))
+    switches = f"{topo.nvswitches} NVSwitch(es) on the bus" if topo.nvswitches else f"NVSwitches implied by {implied}"
+    data = {
+        "nvswitches": topo.nvswitches,
+        "nvswitches_implied_by": implied,
+        "service": topo.fabric_manager,
+        "fabric_states": topo.fabric_states,
+    }
     fix = t.fabric_manager_fix(facts)
     findings: list[Finding] = []
     unfinished = {index: state for index, state in states.items() if state != "completed"}
@@ -222,35 +239,31 @@ def fabric_manager(facts: Facts, ctx: CheckContext) -> Outcome:
                 cause="fabric-manager",
             )
         )
-    if topo.nvswitches and topo.fabric_manager in ("inactive", "failed", "not-installed", "deactivating"):
+    if (topo.nvswitches or implied) and topo.fabric_manager in ("inactive", "failed", "not-installed", "deactivating"):
         words = "is not installed" if topo.fabric_manager == "not-installed" else f"is {topo.fabric_manager}"
         findings.append(
             Finding(
                 Severity.PROBLEM,
-                f"{topo.nvswitches} NVSwitch(es) on the bus but nvidia-fabricmanager {words}",
+                f"{switches} but nvidia-fabricmanager {words}",
                 fix,
-                (Ev.FABRIC_MANAGER, Ev.PCI_DEVICES),
+                (Ev.FABRIC_MANAGER, Ev.PCI_DEVICES if topo.nvswitches else Ev.NVIDIA_SMI_TOPO),
                 cause="fabric-manager",
             )
         )
     if findings:
         return Outcome(findings[0].message, findings, data)
     if topo.fabric_manager is None and not states:
-        return Outcome(
-            f"{topo.nvswitches} NVSwitch(es); the fabric manager's state could not be read",
-            [
-                Finding(
-                    Severity.INFO,
-                    "systemd was not asked or not available (a container?); check "
-                    "`systemctl status nvidia-fabricmanager` on the host",
-                )
-            ],
+        return not_applicable(
+            f"{switches}; whether the fabric manager runs, as it must for them to route, is not known: systemd was "
+            "not asked (a container or a pasted report?) and NVML gave no fabric state — "
+            "`systemctl status nvidia-fabricmanager` on the host tells",
             data,
         )
     return ok(
-        f"fabric manager {topo.fabric_manager or 'state unknown'}; fabric registration complete on {len(states)} GPU(s)"
+        f"{switches}; fabric manager {topo.fabric_manager or 'state unknown'}; fabric registration complete on "
+        f"{counted(len(states), 'GPU')}"
         if states
-        else f"fabric manager {topo.fabric_manager}",
+        else f"{switches}; fabric manager {topo.fabric_manager}",
         data,
     )
 

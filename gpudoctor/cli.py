@@ -100,7 +100,12 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="X.Y",
         help="every GPU at least this compute capability",
     )
-    gates.add_argument("--min-gpu-memory", type=gibibytes, metavar="GIB", help="every GPU at least GIB memory")
+    gates.add_argument(
+        "--min-gpu-memory",
+        type=gibibytes,
+        metavar="GB",
+        help="every GPU at least GB of memory as sold (an H100 80GB meets 80 though it reports 79.6 GiB)",
+    )
     gates.add_argument("--min-driver", type=driver_version, metavar="VERSION", help="driver at least VERSION")
     gates.add_argument("--cuda", type=cuda_version, metavar="X.Y", help="the driver must be able to run CUDA X.Y")
     add_timeout(check)
@@ -220,6 +225,15 @@ def build_parser() -> argparse.ArgumentParser:
         "--requirements",
         metavar="FILE",
         help="also COPY and pip install this requirements file (a path in the build context)",
+    )
+    dockerfile.add_argument(
+        "--preflight",
+        choices=("auto", "pypi", "wheel", "none"),
+        default="auto",
+        help="where the image's gpudoctor (its default command, the preflight check) comes from: pypi "
+        "(gpudoctor==VERSION from PyPI), wheel (a wheel of this gpudoctor written next to -o FILE and COPY'd in), "
+        "none (no preflight; a comment says how to add it); auto (default): pypi when this gpudoctor was installed "
+        "from a package index, else wheel with -o FILE, else none",
     )
     add_output(dockerfile, "the Dockerfile")
 

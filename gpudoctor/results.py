@@ -217,12 +217,25 @@ class NextStep:
         return {"code": self.code, "message": self.message, "fix": self.fix.to_dict()}
 
 
+# The area of the preflight gates (--require-gpu, --min-gpu-memory, ...): the requirements the user stated.
+GATES_AREA = "gates"
+
+
 def next_step(results: Iterable[CheckResult]) -> NextStep | None:
-    """The first problem (else warning) with a fix, reading the stack bottom-up.
+    """The failed gate the user asked to be judged on, else the first problem (else warning) with a fix,
+    reading the stack bottom-up.
 
     Area order is the order in which things depend on each other (bus, driver, NVML, ...), so the
-    first fixable finding is usually the cause of the findings after it.
+    first fixable finding is usually the cause of the findings after it.  A failed gate comes first all
+    the same: it is the verdict the user asked for, and its fix says what would meet it.
     """
+    results = list(results)
+    for result in results:
+        if result.area != GATES_AREA:
+            continue
+        for finding in result.findings:
+            if finding.severity is Severity.PROBLEM and finding.fix is not None:
+                return NextStep(result.code, finding.message, finding.fix)
     groups = group_by_area(results)
     for wanted in (Severity.PROBLEM, Severity.WARNING):
         for _, area_results in groups:

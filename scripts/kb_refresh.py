@@ -5,7 +5,7 @@
     python scripts/kb_refresh.py                        # compare; writes nothing
     python scripts/kb_refresh.py --write                # write the files that changed
     python scripts/kb_refresh.py --reference PATH       # another compat.json
-    python scripts/kb_refresh.py --online               # also ask download.pytorch.org what is newer
+    python scripts/kb_refresh.py --online               # also ask download.pytorch.org and PyPI what is newer
 
 It rebuilds ``gpudoctor/kb/data/pytorch.json``, ``tensorflow.json`` and ``cudnn.json`` from
 tables 2, 3 and 4 of the reference JSON (default ``../shared/reference/compat.json`` beside
@@ -21,7 +21,8 @@ What the reference does not hold but was
 verified separately (which PyTorch variants have a Windows wheel, the Windows and aarch64
 arch lists, source URLs) is applied from the tables in ``kbtools/refresh/``, each with its own
 source key.  ``python_gpu_packages.json`` (JAX, CuPy) is not in the reference and is edited
-by hand; this script leaves it alone.
+by hand; this script leaves it alone.  Releases the reference does not confirm yet but PyPI does (torch 2.15)
+come from the table in ``kbtools/refresh/pypi.py`` (source P_PYPI), with only what PyPI's metadata shows.
 
 It prints a summary of what would change (releases, variants and fields added, removed or
 changed) and writes only with ``--write``, naming each file it writes.  ``--online`` fetches
@@ -56,6 +57,7 @@ from kbtools.refresh.docker_cuda import DOCKER_NO_CUDNN_OS, DOCKER_SEEN, build_d
 from kbtools.refresh.gpu_specs import DEVICES_PER_BOARD, SPEC_NAMES, TF32_DENSE, build_gpu_specs  # noqa: E402
 from kbtools.refresh.online import INDEX_ROOT, newer_than_data, online_report, versions_in_listing  # noqa: E402
 from kbtools.refresh.pcie import build_pcie  # noqa: E402
+from kbtools.refresh.pypi import pypi_report  # noqa: E402
 from kbtools.refresh.pytorch import WINDOWS_WHEELS_SEEN, build_pytorch  # noqa: E402
 from kbtools.refresh.tensorflow import build_tensorflow  # noqa: E402
 
@@ -81,6 +83,7 @@ __all__ = [
     "main",
     "newer_than_data",
     "online_report",
+    "pypi_report",
     "render",
     "versions_in_listing",
 ]
@@ -123,8 +126,11 @@ def main(argv: list[str] | None = None) -> int:
     if args.online:
         for line in online_report(generated["pytorch.json"], args.variant):
             print(line)
+        releases = [str(row.get("torch")) for row in generated["pytorch.json"].get("releases", [])]
+        for line in pypi_report(releases):
+            print(line)
     else:
-        print("online check skipped (use --online to compare with download.pytorch.org)")
+        print("online check skipped (use --online to compare with download.pytorch.org and PyPI)")
     return 0
 
 

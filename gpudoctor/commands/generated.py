@@ -16,8 +16,9 @@ if TYPE_CHECKING:
 def generator_target(args: argparse.Namespace) -> MachineTarget:
     """The machine a generator fits: a snapshot's, or this machine's (its driver, GPUs, distro)."""
     from gpudoctor.facts.facts import Facts
-    from gpudoctor.generate.target import GENERATOR_SOURCES, target_from_facts
+    from gpudoctor.generate.target import GENERATOR_SOURCES, resolve_for_driver, target_from_facts
 
+    resolve_for_driver(args.for_driver)  # a driver branch it knows nothing of is refused before collecting
     if args.from_path:
         from gpudoctor.evidence.snapshot import read_snapshot
 

@@ -16,6 +16,10 @@ from gpudoctor.results import Report, Severity
 if TYPE_CHECKING:
     from gpudoctor.registry import Registry
 
+# What the machine summary's os, kernel and container come from (container.json and proc-version.txt tell
+# containers and WSL apart, env.json holds NVIDIA_VISIBLE_DEVICES and friends).
+SYSTEM_SOURCE_NAMES = ("os-release", "uname.txt", "proc-version.txt", "container.json", "env.json")
+
 # TOPO001's findings name their GPU first ("GPU 3: PCIe link x8 of x16 — ...").
 _GPU_FINDING = re.compile(r"GPU (\d+):")
 
@@ -48,10 +52,13 @@ def main(args: argparse.Namespace) -> int:
         evidence = read_snapshot(args.from_path)
     else:
         from gpudoctor.evidence.collect import collect
-        from gpudoctor.evidence.sources import TOPOLOGY_SOURCES
+        from gpudoctor.evidence.sources import TOPOLOGY_SOURCES, source_by_name
 
+        # The report's machine summary names the OS, kernel and container: read them too (cheap files and
+        # scans), so `topo --format json` states them as `check` does instead of leaving them null.
+        system = tuple(s for s in map(source_by_name, SYSTEM_SOURCE_NAMES) if s is not None)
         evidence, registry = collect_while_importing(
-            lambda: collect(timeout=args.timeout, sources=TOPOLOGY_SOURCES),
+            lambda: collect(timeout=args.timeout, sources=TOPOLOGY_SOURCES + system),
             args.format,
             (
                 "gpudoctor.facts.topology",
@@ -71,7 +78,8 @@ def main(args: argparse.Namespace) -> int:
             exit_code: int = report.exit_code(args.fail_on)
             return exit_code
         write_new_file(args.svg, svg, args.force)
-        sys.stderr.write(f"gpudoctor: wrote {args.svg} ({len(topo.gpus)} GPU(s))\n")
+        noun = "GPU" if len(topo.gpus) == 1 else "GPUs"
+        sys.stderr.write(f"gpudoctor: wrote {args.svg} ({len(topo.gpus)} {noun})\n")
     if args.format == "json":
         report.sections["topology"] = topology_json(topo)  # also when empty: the key is always there
         return emit_report(report, args)

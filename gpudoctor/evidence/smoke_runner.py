@@ -150,10 +150,13 @@ def run_smoke(
     try:
         try:
             proc = start_in_own_group([program, *argv[1:]], env)
+            # Ctrl-C/SIGTERM wait (pending) until the watch is ready to answer them with the probe's report: a
+            # signal raised between the start and the watch would leave the probe running and no report.
+            held = _hold_signals()
         except OSError as exc:
             item.error = f"could not run {python}: {exc.strerror or exc}"
             return item
-        interrupted, timed_out = _watch(proc, item, started + timeout, on_progress)
+        interrupted, timed_out = _watch(proc, item, started + timeout, on_progress, held)
         item.duration_s = time.monotonic() - started
         item.exit_code = proc.returncode
         item.timed_out = timed_out
@@ -166,16 +169,40 @@ def run_smoke(
     return item
 
 
+def _hold_signals() -> bool:
+    """Block SIGINT and SIGTERM in this thread (they stay pending); whether they were blocked here."""
+    if threading.current_thread() is not threading.main_thread() or not hasattr(signal, "pthread_sigmask"):
+        return False
+    signal.pthread_sigmask(signal.SIG_BLOCK, _HELD_SIGNALS)
+    return True
+
+
+def _release_signals(held: bool) -> None:
+    """Unblock what :func:`_hold_signals` blocked: a pending signal is handled now."""
+    if held:
+        signal.pthread_sigmask(signal.SIG_UNBLOCK, _HELD_SIGNALS)
+
+
 def _watch(
-    proc: subprocess.Popen[bytes], item: EvidenceItem, hard_deadline: float, on_progress: ProgressCallback | None
+    proc: subprocess.Popen[bytes],
+    item: EvidenceItem,
+    hard_deadline: float,
+    on_progress: ProgressCallback | None,
+    held: bool = False,
 ) -> tuple[bool, bool]:
-    """Pump events until the probe ends; (interrupted, timed out).  Fills ``item.text`` and ``item.stderr``."""
+    """Pump events until the probe ends; (interrupted, timed out).  Fills ``item.text`` and ``item.stderr``.
+
+    ``held``: SIGINT/SIGTERM were blocked by :func:`_hold_signals` since the probe started; they are released
+    once the pipes are read (their threads start with them blocked, so only this thread takes them).
+    """
     watched = _Watched(proc)
     interrupted = timed_out = False
     stop_by = hard_deadline  # when the probe gets SIGKILL; earlier once asked to stop
     try:
         while True:
             try:
+                _release_signals(held)  # inside the try: a signal that came since the start is answered here
+                held = False
                 _deliver(watched, on_progress)
                 if watched.finished():
                     break
@@ -195,6 +222,7 @@ def _watch(
                 _interrupt(proc)
                 stop_by = min(stop_by, time.monotonic() + INTERRUPT_GRACE_S)
     finally:
+        _release_signals(held)
         # Whatever is left of the group (the probe, its rank processes) goes; then the pipes reach EOF.
         kill_group(proc)
         try:
@@ -209,6 +237,9 @@ def _watch(
     item.text = decode_output(b"".join(watched.stdout))
     item.stderr = "\n".join(watched.log) + ("\n" if watched.log else "")
     return interrupted, timed_out and not interrupted
+
+
+_HELD_SIGNALS = {signal.SIGINT, signal.SIGTERM}
 
 
 def _deliver(watched: _Watched, on_progress: ProgressCallback | None) -> None:

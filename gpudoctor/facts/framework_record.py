@@ -260,8 +260,9 @@ def parse_install_origin(
 ) -> InstallOrigin:
     """Where a distribution came from: what the environment records, plus a derived ``index_hint``.
 
-    ``index_hint`` is "conda:<channel>" for a conda install, "download.pytorch.org/whl/<tag>" for a torch
-    "+cu126"/"+cpu"/"+rocm6.2" wheel (only that index builds them), the direct URL when there is one, and
+    ``index_hint`` is "conda:<channel>" for a conda install, the direct URL when there is one (a local file
+    or folder, a VCS checkout), "download.pytorch.org/whl/<tag>" for a torch "+cu126"/"+cpu"/"+rocm6.2"
+    wheel otherwise (only that index builds them: the build, not proof of where this copy was fetched), and
     "pypi" for an index installer's plain version: always for TensorFlow, for torch only on Linux, where
     download.pytorch.org's plain-version wheels (aarch64, macOS) cannot be told apart from PyPI's otherwise.
     """
@@ -276,10 +277,12 @@ def parse_install_origin(
     index_hint: str | None = None
     if conda_channel or installer == "conda":
         index_hint = f"conda:{conda_channel}" if conda_channel else "conda"
+    elif url:
+        # Where it really came from (a local wheel or folder, a VCS checkout) beats what its version tag implies:
+        # a "+cpu" wheel copied into /opt/wheels was not downloaded from download.pytorch.org by this install.
+        index_hint = url
     elif framework == "torch" and torch_index_hint(version):
         index_hint = torch_index_hint(version)
-    elif url:
-        index_hint = url
     elif installer in _INDEX_INSTALLERS and version and "+" not in version:
         if framework != "torch" or (python is not None and python.os == "linux"):
             index_hint = "pypi"

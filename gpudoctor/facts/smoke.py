@@ -106,6 +106,10 @@ def _matmul(record: dict[str, object]) -> MatmulResult | None:
         tflops=_nonnegative(record.get("tflops")),
         error=_text(record.get("error")),
         skipped=_text(record.get("skipped")),
+        spread=_nonnegative(record.get("spread")),
+        warmup=_count(record.get("warmup")),
+        threads=_count(record.get("threads")),
+        cpu_share=_nonnegative(record.get("cpu_share")),
     )
 
 
@@ -125,6 +129,11 @@ def _cnn(record: dict[str, object]) -> CnnResult | None:
         loss_decreased=_bool(record.get("loss_decreased")),
         error=_text(record.get("error")),
         skipped=_text(record.get("skipped")),
+        repeats=_count(record.get("repeats")),
+        spread=_nonnegative(record.get("spread")),
+        warmup=_count(record.get("warmup")),
+        threads=_count(record.get("threads")),
+        cpu_share=_nonnegative(record.get("cpu_share")),
     )
 
 
@@ -141,6 +150,8 @@ def _bandwidth(record: dict[str, object]) -> BandwidthResult | None:
         gbps=_nonnegative(record.get("gbps")),
         error=_text(record.get("error")),
         skipped=_text(record.get("skipped")),
+        spread=_nonnegative(record.get("spread")),
+        warmup=_count(record.get("warmup")),
     )
 
 

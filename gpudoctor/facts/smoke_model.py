@@ -17,15 +17,16 @@ The JSON contract (``probe_version`` 1)::
                    "memory_total_mib": 81559, "memory_free_mib": 80000, "pci_bus_id": "0000:01:00.0"}],
       "matmul": [{"device": "cuda:0", "dtype": "fp32" | "tf32" | "fp16" | "bf16", "n": 8192,
                   "repeats": 20, "seconds": 0.0123,       # median seconds of one n×n×n matmul
-                  "tflops": 89.1, "error": null, "skipped": null | "why"}],
-      "cnn": [{"device": "cpu", "precision": "fp32" | "amp", "batch": 64, "steps": 20,
-               "seconds_per_step": 0.012,                # median over the timed steps
+                  "tflops": 89.1, "error": null, "skipped": null | "why",
+                  <measurement>, "threads": 2 | null}],   # threads: the CPU's intra-op threads (null on a GPU)
+      "cnn": [{"device": "cpu", "precision": "fp32" | "amp", "batch": 64, "steps": 20,  # steps: all, warm-up too
+               "seconds_per_step": 0.012,                # median over the timed samples
                "steps_per_s": 83.3, "loss_first": 2.31, "loss_last": 0.41, "loss_decreased": true,
-               "error": null, "skipped": null}],
+               "error": null, "skipped": null, <measurement>, "threads": 2 | null}],
       "bandwidth": [{"device": "cuda:0", "direction": "h2d" | "d2h" | "d2d",
                      "memory": "pageable" | "pinned" | "device", "bytes": 268435456, "repeats": 10,
                      "gbps": 24.1,                       # median, GB/s with GB = 1e9 bytes
-                     "error": null, "skipped": null}],
+                     "error": null, "skipped": null, <measurement>}],
       "p2p": [{"src": "cuda:0", "dst": "cuda:1", "access": true, "gbps": 45.3, "error": null, "skipped": null}],
       "allreduce": {"backend": "nccl" | "gloo", "world_size": 2, "device_kind": "cuda" | "cpu",
                     "bytes": 67108864, "repeats": 10, "seconds": 0.05,     # median per all-reduce
@@ -34,6 +35,14 @@ The JSON contract (``probe_version`` 1)::
                     "error": null, "skipped": null} | null,
       "errors": {question: error text}, "probe_error": null | traceback tail
     }
+
+``<measurement>`` (how the figure was measured, ``gpudoctor/probes/_smoke_measure.py``): ``"repeats"`` (timed
+samples), ``"warmup"`` (warm-up samples before them), ``"warmup_settled"`` (two warm-up samples agreed, rather
+than the warm-up cap ending it), ``"spread"`` ((p75 - p25) / median of the samples), ``"ended_by"`` ("target":
+the spread was small; "max": the repetitions cap; "time": the workload's window) and ``"ops_per_sample"``;
+CPU workloads add ``"cpu_share"``: the process's CPU seconds over threads × wall seconds (1.0: its threads
+ran all the time; well below: other processes had the CPUs, and the CPU figure is the share it got).
+Older probes leave them out (None).
 
 Progress while it runs: lines on the probe's stderr of the form
 ``@@gpudoctor-progress {"stage": "matmul", "detail": "cuda:0 fp16", "done": 3, "total": 12}``
@@ -80,6 +89,10 @@ class MatmulResult:
     tflops: float | None = None
     error: str | None = None
     skipped: str | None = None
+    spread: float | None = None  # (p75 - p25) / median of the timed samples
+    warmup: int | None = None
+    threads: int | None = None  # the CPU's intra-op threads (None on a GPU)
+    cpu_share: float | None = None  # CPU seconds / (threads × wall seconds): < 1 on a busy machine
 
 
 @dataclass(frozen=True)
@@ -95,6 +108,11 @@ class CnnResult:
     loss_decreased: bool | None = None
     error: str | None = None
     skipped: str | None = None
+    repeats: int | None = None  # timed samples (``steps`` counts every step, warm-up too)
+    spread: float | None = None
+    warmup: int | None = None
+    threads: int | None = None
+    cpu_share: float | None = None
 
 
 @dataclass(frozen=True)
@@ -107,6 +125,8 @@ class BandwidthResult:
     gbps: float | None = None
     error: str | None = None
     skipped: str | None = None
+    spread: float | None = None
+    warmup: int | None = None
 
 
 @dataclass(frozen=True)

@@ -302,7 +302,8 @@ def _pair(a: int, b: int, matrix: TopoMatrix | None, p2p: P2PMatrix | None, nvml
 
 def nvswitch_fabric(topo: MachineTopology, gpus: set[int] | None = None) -> str | None:
     """Whether the GPUs meet in an NVSwitch fabric: "present" when NVSwitches are on the PCI bus, "inferred" when
-    some GPU's NVLinks add up to more than any GPU has (direct cabling cannot do that), else None.
+    some GPU's NVLinks add up to more than any GPU has (direct cabling cannot do that), or when every pair shows
+    the NV# a switch gives that GPU model (``kb.nvswitch_pair_links``: NV12 on A100, NV18 on H100), else None.
 
     Either way every known pair among ``gpus`` (all GPUs by default) must be NV#: a switch that leaves some pair on
     PCIe is not the picture of one fabric.
@@ -324,7 +325,21 @@ def nvswitch_fabric(topo: MachineTopology, gpus: set[int] | None = None) -> str 
         for gpu in (a, b):
             per_gpu[gpu] = per_gpu.get(gpu, 0) + (nvlink_count(path) or 0)
     most = max_nvlinks_per_gpu()
-    return "inferred" if most is not None and max(per_gpu.values()) > most else None
+    if most is not None and max(per_gpu.values()) > most:
+        return "inferred"
+    switch_links = {index: _switch_pair_links(topo, index) for index in per_gpu}
+    through_switch = all(
+        switch_links[a] is not None and nvlink_count(path) == switch_links[a] == switch_links[b]
+        for (a, b), path in paths.items()
+    )
+    return "inferred" if through_switch else None
+
+
+def _switch_pair_links(topo: MachineTopology, index: int) -> int | None:
+    from gpudoctor.kb.gpu_specs import nvswitch_pair_links
+
+    gpu = topo.gpu(index)
+    return nvswitch_pair_links(gpu.name) if gpu is not None and gpu.form_factor == "sxm" and gpu.name else None
 
 
 def gpus_with_nvlink_peers(topo: MachineTopology) -> set[int]:

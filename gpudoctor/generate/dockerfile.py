@@ -3,7 +3,7 @@
 The request names the framework (torch, tensorflow, jax; optionally a version), the Python, the flavor
 (runtime or devel), the base OS and the machine (driver, GPUs).  The knowledge base picks the framework
 build (``choose_torch_wheel``, ``choose_tensorflow``, ``jax_releases.choose_jax``) and the base image
-(``kb.docker_images.choose_cuda_image``: a tag NVIDIA publishes); this module decides how they fit together
+(``kb.docker_choice.choose_cuda_image``: a tag NVIDIA publishes); this module decides how they fit together
 and fills a template from the top-level ``dockerfiles/`` folder (package ``gpudoctor_dockerfiles``).
 
 Decisions, each written into the file's header:
@@ -12,16 +12,21 @@ Decisions, each written into the file's header:
   ``tensorflow[and-cuda]``, ``jax[cudaNN]``), so a runtime image only needs the ``base`` flavor (cudart and
   the NVIDIA environment); a devel image brings ``nvcc`` for building extensions.  TensorFlow before 2.14 has
   no ``[and-cuda]``: it gets a cuDNN ``runtime``/``devel`` image of its tested CUDA instead.
+- An old driver whose CUDA has no published image left (R470: 11.4) gets the newest image whose
+  ``NVIDIA_REQUIRE_CUDA`` admits its branch (11.8.0 admits R470), run through minor-version compatibility.
 - The base image's CUDA is the build's own CUDA, or the newest the driver runs natively when that is older
   (the image's ``NVIDIA_REQUIRE_CUDA`` makes the container toolkit refuse a newer CUDA on most GPUs; the
   wheel itself still runs through minor-version compatibility).  So ``nvcc`` in a devel image matches the
   wheel's CUDA major, which is what ``torch.utils.cpp_extension`` insists on.
-- Python: the base OS's own (ubuntu24.04: 3.12, ubuntu22.04: 3.10), or another from the deadsnakes PPA,
-  which builds the Pythons an Ubuntu LTS does not ship; always in a venv at /opt/venv (PEP 668).
+- Python: the base OS's own (ubuntu24.04: 3.12, ubuntu22.04: 3.10, ubuntu20.04: 3.8), or another from the
+  deadsnakes PPA, which builds the Pythons an Ubuntu LTS does not ship; always in a venv at /opt/venv (PEP 668).
 - ``--cpu``: ``python:X.Y-slim-bookworm``, torch from the CPU index, plain ``tensorflow`` (its Linux wheel
   runs on the CPU when no CUDA libraries are installed), plain ``jax``.
 - The default command is gpudoctor's preflight (``gpudoctor check --require-gpu``): a container started
-  without ``--gpus`` or on a driver too old says so before a long job starts.
+  without ``--gpus`` or on a driver too old says so before a long job starts.  ``request.preflight`` says where
+  that gpudoctor comes from: ``pypi`` (``gpudoctor==VERSION``), ``wheel`` (``wheel_name()``, which the command
+  writes next to the Dockerfile, COPY'd in) or ``none`` (the framework's import as the command, and a comment
+  saying how to add the preflight).
 
 Same request, same bytes: nothing in the output depends on the clock, only on the request, the knowledge
 base and gpudoctor's version.
@@ -29,6 +34,7 @@ base and gpudoctor's version.
 
 from __future__ import annotations
 
+import json
 import re
 import shlex
 import string
@@ -36,6 +42,14 @@ import textwrap
 
 from gpudoctor.generate.dockerfile_base import choose_base_image
 from gpudoctor.generate.dockerfile_builds import Build, choose_build
+from gpudoctor.generate.dockerfile_preflight import (
+    PREFLIGHT_MODES,
+    check_preflight_python,
+    command_choice,
+    preflight_block,
+    source_choice,
+    wheel_name,
+)
 from gpudoctor.generate.dockerfile_python import (
     CPU_DEFAULT_PYTHON,
     CPU_PYTHONS,
@@ -49,7 +63,15 @@ from gpudoctor.generate.dockerfile_python import (
 from gpudoctor.generate.inputs import comment_safe, safe_request
 from gpudoctor.generate.model import GENERATOR_FRAMEWORKS, Choice, DockerfileRequest, GeneratedFile, GenerationRefused
 
-__all__ = ["CPU_PYTHONS", "DEADSNAKES_PYTHONS", "OS_PYTHON", "generate_dockerfile", "load_template"]
+__all__ = [
+    "CPU_PYTHONS",
+    "DEADSNAKES_PYTHONS",
+    "OS_PYTHON",
+    "PREFLIGHT_MODES",
+    "generate_dockerfile",
+    "load_template",
+    "wheel_name",
+]
 
 FLAVORS = ("runtime", "devel")
 _REQUIREMENTS_RE = re.compile(r"[A-Za-z0-9_][A-Za-z0-9._/-]{0,199}")
@@ -75,8 +97,18 @@ def load_template(name: str) -> str:
 
 def generate_dockerfile(request: DockerfileRequest) -> GeneratedFile:
     """The Dockerfile for ``request``, or GenerationRefused with the nearest request that works."""
+    given_driver = request.target.driver_version
     request = safe_request(request)
     _check_request(request)
+    if not request.cpu and isinstance(given_driver, str) and re.fullmatch(r"\s*\d{2,4}\s*", given_driver):
+        # A bare branch would otherwise read as no driver at all ("unknown"); the CLI resolves it before this.
+        from gpudoctor.kb.driver_cuda import oldest_driver_release
+
+        oldest = oldest_driver_release(given_driver)
+        raise GenerationRefused(
+            f"driver {said(given_driver)} is a branch, not a release like 550.54.15",
+            f"--for-driver {oldest or '550.54.15'}",
+        )
     if request.cpu:
         return _cpu_dockerfile(request)
     if request.os is not None:
@@ -92,12 +124,16 @@ def generate_dockerfile(request: DockerfileRequest) -> GeneratedFile:
     # the first refusal that names a change of framework, Python or driver is the most useful one.
     def rank(refusal: GenerationRefused) -> int:
         nearest = refusal.nearest or ""
-        return 2 if nearest.startswith("--os ") else 1 if nearest.startswith("--cpu") else 0
+        return 2 if nearest.startswith(("--os ", "--preflight ")) else 1 if nearest.startswith("--cpu") else 0
 
     raise min(refusals, key=rank)
 
 
 def _check_request(request: DockerfileRequest) -> None:
+    if request.preflight not in PREFLIGHT_MODES:
+        raise GenerationRefused(
+            f"unknown preflight {said(request.preflight)}: choose pypi, wheel or none", "--preflight wheel"
+        )
     if request.framework not in GENERATOR_FRAMEWORKS:
         raise GenerationRefused(
             f"unknown framework {said(request.framework)}: choose torch, tensorflow or jax", "--framework torch"
@@ -157,13 +193,15 @@ def _cuda_dockerfile(request: DockerfileRequest, os_token: str) -> GeneratedFile
     driver_choice = Choice("host driver", driver or "unknown", driver_why)
     os_why = "asked with --os" if request.os else "the newest Ubuntu LTS with a published base image that fits"
     os_choice = Choice("base OS", os_token, os_why)
-    preflight = Choice(
-        "default command",
+    check_preflight_python(request, python.version, f"{os_token}'s Python")
+    preflight = command_choice(
+        request,
         "gpudoctor check --require-gpu --format text",
         "a preflight: exit 0 only when the container sees a usable GPU (run with --gpus all)",
     )
-    choices = (driver_choice, os_choice, base, build.choice, python.choice, preflight)
+    choices = (driver_choice, os_choice, base, build.choice, python.choice, source_choice(request), preflight)
     fields = _common_fields(request, build, choices, preflight.chosen, base.chosen)
+    fields["preflight_block"] = preflight_block(request, python.version)
     fields["apt_steps"] = _apt_steps(request, python)
     fields["python_bin"] = python.binary
     text = string.Template(load_template("Dockerfile.cuda.tmpl")).substitute(fields)
@@ -186,33 +224,31 @@ def _cpu_dockerfile(request: DockerfileRequest) -> GeneratedFile:
         + ("Python asked with --python" if request.python else "its default Python"),
     )
     python_choice = Choice("python", f"{python} (the image's own)", "the python image's interpreter, in a venv")
-    preflight = Choice(
-        "default command",
-        "gpudoctor check --format text",
-        "reports what the container sees (no GPU is expected in a CPU image)",
+    check_preflight_python(request, python, "the image's Python")
+    preflight = command_choice(
+        request, "gpudoctor check --format text", "reports what the container sees (no GPU is expected in a CPU image)"
     )
-    choices = (base, build.choice, python_choice, preflight)
+    choices = (base, build.choice, python_choice, source_choice(request), preflight)
     fields = _common_fields(request, build, choices, preflight.chosen, image)
+    fields["preflight_block"] = preflight_block(request, python)
     text = string.Template(load_template("Dockerfile.cpu.tmpl")).substitute(fields)
     return GeneratedFile(text=text, choices=choices, kind="dockerfile")
 
 
 def _common_fields(
-    request: DockerfileRequest, build: Build, choices: tuple[Choice, ...], preflight: str, image: str
+    request: DockerfileRequest, build: Build, choices: tuple[Choice, ...], command: str, image: str
 ) -> dict[str, str]:
-    from gpudoctor import __version__
-
     constraint = ""
     if build.constraint and request.requirements:
         constraint = f" \\\n    && echo '{build.constraint}' > /opt/venv/constraints.txt"
+    words = shlex.split(command)
     return {
         "header": _header(request, choices),
         "base_image": image,
         "framework_install": build.pip_args,
-        "gpudoctor_version": __version__,
         "constraints_step": constraint,
         "requirements_block": _requirements_block(request, build),
-        "preflight": ", ".join(f'"{word}"' for word in preflight.split()),
+        "command": ", ".join(json.dumps(word) for word in words),
     }
 
 
@@ -275,6 +311,9 @@ def _regenerate_command(request: DockerfileRequest) -> str:
         words += ["--python", request.python]
     if request.requirements:
         words += ["--requirements", request.requirements]
+    words += ["--preflight", request.preflight]
+    if request.preflight == "wheel":
+        words += ["-o", "Dockerfile"]  # the wheel is written next to the file
     return " ".join(shlex.quote(word) for word in words)
 
 

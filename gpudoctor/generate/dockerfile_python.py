@@ -8,11 +8,12 @@ from dataclasses import dataclass
 from gpudoctor.generate.model import Choice, DockerfileRequest, GenerationRefused
 from gpudoctor.kb.python_versions import parse_python_version
 
-# The Python each supported base OS ships as python3 (packages.ubuntu.com: jammy python3 3.10.6-1~22.04, noble
-# python3 3.12.3-0ubuntu1).
-OS_PYTHON = {"ubuntu24.04": "3.12", "ubuntu22.04": "3.10"}
-# Tried in this order when no --os is asked: the newest LTS first.
-OS_ORDER = ("ubuntu24.04", "ubuntu22.04")
+# The Python each supported base OS ships as python3 (packages.ubuntu.com: focal python3 3.8.2-0ubuntu2, jammy
+# python3 3.10.6-1~22.04, noble python3 3.12.3-0ubuntu1).
+OS_PYTHON = {"ubuntu24.04": "3.12", "ubuntu22.04": "3.10", "ubuntu20.04": "3.8"}
+# Tried in this order when no --os is asked: the newest LTS first.  Ubuntu 20.04 last: NVIDIA still publishes its
+# images up to CUDA 12.9 (none for 13.x), which old drivers and Python 3.8 projects need.
+OS_ORDER = ("ubuntu24.04", "ubuntu22.04", "ubuntu20.04")
 # What the deadsnakes PPA builds for each LTS. Its description ("Supported Ubuntu and Python Versions" on
 # launchpad.net/~deadsnakes/+archive/ubuntu/ppa, as add-apt-repository prints it in 2024-2025 logs; noble's line as
 # corrected in github.com/deadsnakes/issues/issues/284): jammy "Python3.7 - Python3.9, Python3.11 - Python3.13",
@@ -23,6 +24,9 @@ OS_ORDER = ("ubuntu24.04", "ubuntu22.04")
 DEADSNAKES_PYTHONS = {
     "ubuntu24.04": ("3.7", "3.8", "3.9", "3.10", "3.11", "3.13", "3.14"),
     "ubuntu22.04": ("3.7", "3.8", "3.9", "3.11", "3.12", "3.13"),
+    # The 2024-2025 description above lists no focal, and "packages are deleted from deadsnakes once a distribution
+    # version reaches end-of-life" (github.com/deadsnakes/issues/issues/251): focal's own 3.8 only.
+    "ubuntu20.04": (),
 }
 # python:X.Y-slim-bookworm images of the Docker official "python" image for the --cpu base. 3.9 reached end of life
 # and docker-library/python removed it (PR #1094, commit 59e4abf, "Remove all traces of the now-EOL 3.9 release
@@ -60,7 +64,9 @@ def python_for_os(request: DockerfileRequest, os_token: str) -> PythonChoice:
         return PythonChoice(asked, f"python{asked}", True, Choice("python", f"{asked} (deadsnakes PPA)", why))
     nearest = nearest_for_python(asked)
     raise GenerationRefused(
-        f"Python {said(asked)} is neither {os_token}'s own ({own}) nor one the deadsnakes PPA builds for it", nearest
+        f"Python {said(asked)} is neither {os_token}'s own ({own}) nor one gpudoctor knows the deadsnakes PPA "
+        "to build for it",
+        nearest,
     )
 
 

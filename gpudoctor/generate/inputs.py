@@ -26,6 +26,7 @@ _OS_ID_RE = re.compile(r"[a-z0-9][a-z0-9._-]{0,39}")  # os-release(5): ID is low
 _OS_VERSION_RE = re.compile(r"[A-Za-z0-9][A-Za-z0-9._~-]{0,39}")
 _PYTHON_RE = re.compile(r"3\.\d{1,2}")
 _RELEASE_RE = re.compile(r"\d{1,3}(?:\.\d{1,4}){0,2}")
+_CONTAINER_RE = re.compile(r"[a-z][a-z0-9-]{0,19}")  # a runtime's short name: "docker", "podman", "kubernetes"
 _TEXT_LIMIT = 120
 _NAMES_LIMIT = 16
 _PATH_LIMIT = 1024
@@ -63,6 +64,14 @@ def _shaped(value: object, pattern: re.Pattern[str]) -> str | None:
     return text if pattern.fullmatch(text) else None
 
 
+def _container(runtime: object) -> str | None:
+    """The container runtime, a short lower-case word; anything else that is set is a container of an unknown
+    kind ("unknown"), never dropped: inside any container the host owns the driver."""
+    if not runtime:
+        return None
+    return _shaped(runtime, _CONTAINER_RE) or "unknown"
+
+
 def safe_target(target: MachineTarget) -> MachineTarget:
     """The target with every evidence value checked: shaped values kept or dropped, free text neutralised."""
     capabilities = tuple(sorted({cc for cc in (_shaped(c, _CAPABILITY_RE) for c in target.compute_capabilities) if cc}))
@@ -76,6 +85,7 @@ def safe_target(target: MachineTarget) -> MachineTarget:
         wsl=target.wsl is True,
         secure_boot=target.secure_boot if isinstance(target.secure_boot, bool) else None,
         source=comment_safe(target.source, 200),
+        container=_container(target.container),
     )
 
 

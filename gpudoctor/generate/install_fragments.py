@@ -1,5 +1,6 @@
 """The install script's shell fragments (``dockerfiles/install/``, placeholders ``@@NAME@@``): loading and filling
-them, and the driver step filled from the fix catalogue's route for the distro, floor and GPUs."""
+them, and the driver step filled from the fix catalogue's route for the distro, floor and GPUs.  What the script
+does at run time (the container guard, a dry run's "would") lives in the fragments themselves."""
 
 from __future__ import annotations
 
@@ -8,9 +9,9 @@ import shlex
 from pathlib import Path
 
 from gpudoctor.generate import distros as D
-from gpudoctor.generate.model import Choice
+from gpudoctor.generate.model import Choice, GenerationRefused
 from gpudoctor.kb import fix_catalogue
-from gpudoctor.kb.versions import major, release_tuple
+from gpudoctor.kb.driver_branches import DriverNeeds
 
 _PLACEHOLDER = re.compile(r"@@([A-Z_]+)@@")
 
@@ -49,46 +50,65 @@ def shell_words(packages: tuple[str, ...]) -> str:
     return " ".join(f'"{word}"' if "$(" in word else shell_quote(word) for word in packages)
 
 
-def driver_fragment(distro: D.Distro, wsl: bool, need: str | None, ccs: tuple[str, ...]) -> tuple[str, Choice]:
-    """The driver step: the fix catalogue's route for this distro and floor, in its shell fragment."""
-    if wsl:
-        return fragment("driver-wsl.sh"), Choice("driver", "none (WSL)", D.SOURCES["WSL_GUIDE"])
-    # Open kernel modules need Turing (7.5) or newer; older GPUs get the proprietary flavour.
-    old_gpu = any(key < (7, 5) for key in (release_tuple(cc) for cc in ccs) if key)
-    why_need = f"at least {need}" if need else "no framework or toolkit floor: the distro's default"
-    route = fix_catalogue.driver_route(distro, major(need), pre_turing=old_gpu)
+def driver_fragment(
+    distro: D.Distro, route: fix_catalogue.DriverRoute, needs: DriverNeeds, need: str | None
+) -> tuple[str, Choice]:
+    """The driver step: the fix catalogue's route for this distro and the GPUs' needs, in its shell fragment (its
+    driver_done, in driver-common.sh, skips it inside a container: a script made elsewhere and run in one)."""
+    why = "; ".join(needs.reasons) if needs.reasons else ""
+    if need is None:
+        why = "no framework or toolkit floor" + (f"; {why}" if why else "")
     headers, packages = shell_words(route.headers), " ".join(route.packages)
+    flavour = "open modules" if needs.open_modules else "proprietary modules"
     if route.route == "debian":
         text = fragment("driver-debian.sh", DRIVER_SOURCE=route.source, HEADERS=headers, DRIVER_PACKAGE=packages)
         return text, Choice(
             "driver",
             f"Debian's nvidia-driver (R{D.DEBIAN12_DRIVER_BRANCH}, DKMS)",
-            f"{why_need}; Debian 12 ships branch {D.DEBIAN12_DRIVER_BRANCH} [DEB12_DRIVER]",
+            f"{why}; Debian 12 ships branch {D.DEBIAN12_DRIVER_BRANCH} and keeps it for the release: no newer "
+            "branch is needed here [DEB12_DRIVER]",
         )
-    if route.route == "ubuntu-drivers":
-        text = fragment("driver-ubuntu-drivers.sh", DRIVER_SOURCE=route.source, HEADERS=headers)
-        return text, Choice("driver", "ubuntu-drivers install", why_need)
     if route.route == "nvidia-apt":
         text = fragment("driver-nvidia-apt.sh", DRIVER_SOURCE=route.source, HEADERS=headers, DRIVER_PACKAGE=packages)
-        flavour = "proprietary modules for a pre-Turing GPU" if old_gpu else "open kernel modules"
         return text, Choice(
             "driver",
-            f"{packages} from NVIDIA's {distro.repo} repository",
-            f"{why_need}; NVIDIA's current driver meets it; {flavour} [DRV_GUIDE]",
+            f"{packages} from NVIDIA's {distro.repo} repository (branch R{needs.branch}, {flavour})",
+            f"{why}; {needs.pin_why}; the package name pins the branch [DRV_GUIDE] [APT_BRANCHES]",
         )
-    text = fragment(
-        "driver-nvidia-dnf.sh",
-        DRIVER_SOURCE=route.source,
-        HEADERS=headers,
-        DRIVER_PACKAGE=packages,
-        STREAM=route.stream or "",
-        EPEL=_epel(distro),
-    )
-    return text, Choice(
-        "driver",
-        f"{packages} (dnf module nvidia-driver:{route.stream}) from NVIDIA's {distro.repo} repository",
-        f"{why_need}; NVIDIA's current driver meets it [DRV_GUIDE]",
-    )
+    if route.route == "nvidia-dnf":
+        text = fragment(
+            "driver-nvidia-dnf.sh",
+            DRIVER_SOURCE=route.source,
+            HEADERS=headers,
+            DRIVER_PACKAGE=packages,
+            STREAM=route.stream or "",
+            EPEL=_epel(distro),
+        )
+        return text, Choice(
+            "driver",
+            f"{packages} (dnf module nvidia-driver:{route.stream}) from NVIDIA's {distro.repo} repository "
+            f"(branch R{needs.branch}, {flavour})",
+            f"{why}; {needs.pin_why}; the module stream pins the branch [DRV_GUIDE] [DNF_STREAMS]",
+        )
+    manual = " ".join(" ".join(step.words) for step in route.steps if step.kind == fix_catalogue.MANUAL)
+    raise GenerationRefused(f"no driver step for these GPUs: {manual}", nearest="--no-driver")
+
+
+# A container shares the host's kernel: the driver, its kernel headers and the reboot belong to the host, which
+# then hands the GPUs to the container (the NVIDIA Container Toolkit, docker run --gpus all) [CTK_GUIDE].
+HOST_STEPS = (
+    "on the host: install the NVIDIA driver (gpudoctor install-script there), then the NVIDIA Container Toolkit "
+    "(gpudoctor install-script --container-toolkit), and start this container with --gpus all "
+    "(or the nvidia runtime)"
+)
+
+
+def container_driver_step(runtime: str) -> tuple[str, Choice]:
+    """The driver step inside a container (known when the script is made): nothing to install, what to do on the
+    host instead."""
+    where = "a container of an unknown kind" if runtime == "unknown" else f"a {runtime} container"
+    text = fragment("driver-container.sh", WHERE=where, HOST_STEPS=shell_quote(HOST_STEPS))
+    return text, Choice("driver", f"none (inside {where})", HOST_STEPS + " [CTK_GUIDE]")
 
 
 def _epel(distro: D.Distro) -> str:

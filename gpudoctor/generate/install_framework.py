@@ -155,16 +155,24 @@ def newest_floor() -> str:
     return max(floors, key=version_key)
 
 
-def choose_toolkit(request: InstallScriptRequest) -> tuple[str, str | None] | None:
+def choose_toolkit(request: InstallScriptRequest) -> tuple[str, str | None, str] | None:
+    """(the CUDA toolkit release, the driver it needs, why) for ``--cuda-toolkit``: the release asked for, or, when
+    it cannot build for every GPU present (CUDA 13 for a Pascal GPU), the newest that can, saying so."""
     from gpudoctor import kb
+    from gpudoctor.kb.driver_branches import toolkit_for_gpus
 
     if not request.cuda_toolkit:
         return None
     match = re.fullmatch(r"\s*(\d{1,2})\.(\d{1,2})(?:\.\d+)?\s*", request.cuda_toolkit)
     if not match:
         raise GenerationRefused(f"CUDA toolkit {request.cuda_toolkit[:20]!r} must look like 12.8")
-    version = f"{int(match.group(1))}.{int(match.group(2))}"
+    asked = f"{int(match.group(1))}.{int(match.group(2))}"
+    version, changed = toolkit_for_gpus(asked, request.target.compute_capabilities)
+    if version is None:
+        raise GenerationRefused(f"no CUDA toolkit fits these GPUs: {changed}", nearest="--cuda-toolkit 12.8")
     need = kb.min_driver_for_cuda(version, "linux")
     if need is None and kb.wheel_driver_floor(version) is None:
         raise GenerationRefused(f"CUDA {version} is not in the knowledge base", nearest="--cuda-toolkit 12.8")
-    return version, need or kb.wheel_driver_floor(version)
+    need = need or kb.wheel_driver_floor(version)
+    why = changed or "asked for"
+    return version, need, f"{why}; the driver needs >= {need}" if need else why

@@ -6,19 +6,29 @@ with shell-quoted values), in a fixed order, so the same request always gives th
 driver route, which framework build from which index) come from the knowledge base, the same lookups the
 Dockerfile generator uses; the per-distro facts come from ``gpudoctor.kb.distros`` and the driver step (headers,
 packages, module stream, EPEL) from the fix catalogue ``gpudoctor.kb.fix_catalogue``, the same steps the checks'
-fixes print.
+fixes print.  The driver branch and kernel-module flavour come from the GPUs present (``driver_branches.driver_needs``)
+and are pinned in the package name or module stream; inside a container (known when the script is made, or found
+when it runs) the driver step installs nothing and says what to do on the host.
 """
 
 from __future__ import annotations
 
+import re
 import shlex
 
 from gpudoctor.generate import distros as D
 from gpudoctor.generate.inputs import comment_safe, safe_request
-from gpudoctor.generate.install_fragments import driver_fragment, fragment, shell_quote
+from gpudoctor.generate.install_fragments import (
+    HOST_STEPS,
+    container_driver_step,
+    driver_fragment,
+    fragment,
+    shell_quote,
+)
 from gpudoctor.generate.install_framework import choose_framework, choose_toolkit
 from gpudoctor.generate.model import Choice, GeneratedFile, GenerationRefused, InstallScriptRequest
 from gpudoctor.kb import fix_catalogue
+from gpudoctor.kb.driver_branches import driver_needs
 from gpudoctor.kb.versions import major, version_key
 
 
@@ -45,6 +55,7 @@ def _distro(request: InstallScriptRequest) -> tuple[D.Distro, bool]:
 def _header(
     distro: D.Distro,
     wsl: bool,
+    container: str | None,
     request: InstallScriptRequest,
     choices: list[Choice],
     steps: list[str],
@@ -64,19 +75,41 @@ def _header(
         f"# Machine: {target.source}; driver {target.driver_version or 'unknown'}; "
         f"GPUs {', '.join(target.gpu_names) or 'unknown'}"
         + (f" (compute capability {', '.join(target.compute_capabilities)})" if target.compute_capabilities else ""),
-        "# Choices:",
     ]
+    if container:
+        where = "a container of an unknown kind" if container == "unknown" else f"a {container} container"
+        text = (
+            f"Container: made inside {where}, which shares the host's kernel: this script installs no driver, "
+            f"kernel headers or reboot here. Instead, {HOST_STEPS}."
+        )
+        lines += [f"# {part}" if i == 0 else f"#   {part}" for i, part in enumerate(_wrap(text, 110))]
+    lines.append("# Choices:")
     for choice in choices:
         lines.append(f"#   {choice.what}: {choice.chosen}")
         lines.extend(f"#     {part}" for part in _wrap(choice.why, 108))
     lines.append(f"# Knowledge base: as of {as_of}. Sources:")
     own = ("CUDA_REPO",) if wsl else distro.sources  # inside WSL no driver source applies
-    used = sorted({*own, *sources, *(("WSL_GUIDE",) if wsl else ())})
+    cited = {key for choice in choices for key in _CITED.findall(f"{choice.chosen} {choice.why}")}
+    used = sorted({*own, *sources, *(("WSL_GUIDE",) if wsl else ()), *(cited & _kb_sources().keys())})
     for key in used:
-        lines.extend(f"#   {part}" for part in _wrap(f"[{key}] {D.SOURCES[key]}", 112))
+        lines.extend(f"#   {part}" for part in _wrap(f"[{key}] {D.SOURCES.get(key) or _kb_sources()[key]}", 112))
     lines.append(f"# Regenerate: {_regenerate(request, distro, wsl)}")
     # Every value was checked at the boundary (inputs.safe_request); no line of the header can end early anyway.
     return "\n".join(comment_safe(line, 1000) for line in lines) + "\n"
+
+
+_CITED = re.compile(r"\[([A-Z][A-Z0-9_]{1,20})\]")
+
+
+def _kb_sources() -> dict[str, str]:
+    """The knowledge base's driver/CUDA sources ([ARCH], [BRANCH], [KMOD], ...) the choices cite: title and URL."""
+    from gpudoctor.kb.loading import _driver_data
+
+    out = {}
+    for key, source in (_driver_data().get("sources") or {}).items():
+        if isinstance(source, dict) and key not in D.SOURCES:
+            out[str(key)] = f"{source.get('title', '')} ({source.get('url', '')})"
+    return out
 
 
 def _wrap(text: str, width: int) -> list[str]:
@@ -129,6 +162,7 @@ def generate_install_script(request: InstallScriptRequest) -> GeneratedFile:
 
     request = safe_request(request)
     distro, wsl = _distro(request)
+    container = None if wsl else request.target.container  # WSL has its own guard
     os_name = "wsl" if wsl else "linux"
     python = request.python or distro.python_version
     python_bin = f"python{request.python}" if request.python else distro.python
@@ -157,10 +191,15 @@ def generate_install_script(request: InstallScriptRequest) -> GeneratedFile:
 
     steps: list[str] = []
     body: list[str] = [fragment("pm-apt.sh" if distro.family == "apt" else "pm-dnf.sh")]
-    needs_repo = (request.driver and not wsl and distro.driver_default == "nvidia-repo") or toolkit or request.cudnn
-    if request.driver and not wsl and distro.family == "apt" and distro.driver_default != "nvidia-repo":
-        route = fix_catalogue.driver_route(distro, major(need))
-        needs_repo = needs_repo or (need is not None and fix_catalogue.uses_nvidia_repository(route))
+    route, needs = None, None
+    if request.driver and not wsl and not container:
+        target = request.target
+        needs = driver_needs(target.compute_capabilities, need, need_why)
+        if needs.problem:
+            raise GenerationRefused(f"no NVIDIA driver fits these GPUs: {needs.problem}", nearest="--no-driver")
+        route = fix_catalogue.driver_route(distro, needs)
+    driver_repo = route is not None and fix_catalogue.uses_nvidia_repository(route)
+    needs_repo = driver_repo or toolkit or request.cudnn
     if needs_repo:
         if distro.family == "apt":
             body.append(
@@ -185,13 +224,19 @@ def generate_install_script(request: InstallScriptRequest) -> GeneratedFile:
             )
     if request.driver:
         steps.append("driver")
-        text, choice = driver_fragment(distro, wsl, need, request.target.compute_capabilities)
-        if not wsl:
+        if wsl:
+            text, choice = fragment("driver-wsl.sh"), Choice("driver", "none (WSL)", D.SOURCES["WSL_GUIDE"])
+        elif container:
+            text, choice = container_driver_step(container)
+        else:
+            assert route is not None and needs is not None
+            text, choice = driver_fragment(distro, route, needs, need)
             body.append(
                 fragment(
                     "driver-common.sh",
                     DRIVER_MIN=shell_quote(need or ""),
                     DRIVER_WHY=f"{need} ({need_why})" if need else "none (no framework or toolkit asked for one)",
+                    HOST_STEPS=shell_quote(HOST_STEPS),
                 )
             )
         body.append(text)
@@ -200,7 +245,7 @@ def generate_install_script(request: InstallScriptRequest) -> GeneratedFile:
         steps.append("toolkit")
         package = f"cuda-toolkit-{toolkit[0].replace('.', '-')}"
         body.append(fragment("toolkit.sh", TOOLKIT=toolkit[0], TOOLKIT_PACKAGE=package))
-        choices.append(Choice("CUDA toolkit", package, f"asked for; the driver needs >= {toolkit[1]} [CUDA_REPO]"))
+        choices.append(Choice("CUDA toolkit", package, f"{toolkit[2]} [CUDA_REPO]"))
     if request.cudnn:
         cuda_major = major(toolkit[0]) if toolkit else (framework.cuda_major if framework else None)
         if cuda_major is None or cuda_major not in (11, 12, 13):
@@ -278,7 +323,12 @@ def generate_install_script(request: InstallScriptRequest) -> GeneratedFile:
         *(("CTK_GUIDE", "CTK_KEY") if request.container_toolkit else ()),
         *(("CUDNN_GUIDE",) if request.cudnn else ()),
     )
-    text = _header(distro, wsl, request, choices, steps, as_of, sources) + common + "".join(body) + fragment("main.sh")
+    if route is not None and route.route in ("nvidia-apt", "nvidia-dnf"):
+        sources = (*sources, "DNF_STREAMS" if route.route == "nvidia-dnf" else "APT_BRANCHES")
+    if container:
+        sources = (*sources, "CTK_GUIDE")
+    header = _header(distro, wsl, container, request, choices, steps, as_of, sources)
+    text = header + common + "".join(body) + fragment("main.sh")
     return GeneratedFile(text=text, choices=tuple(choices), kind="install-script")
 
 

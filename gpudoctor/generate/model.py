@@ -29,6 +29,9 @@ class MachineTarget:
     distro_id: str | None = None  # os-release ID: "ubuntu", "debian", "rhel", "rocky", "almalinux", "amzn"
     distro_version: str | None = None  # os-release VERSION_ID: "24.04", "12", "9.4", "2023"
     wsl: bool = False
+    # The container runtime the generator runs in ("docker", "podman", "kubernetes", ...); None: not in one.  Inside
+    # a container the driver, kernel headers and reboot are the host's: the install script plans none of them.
+    container: str | None = None
     secure_boot: bool | None = None
     source: str = "this machine"  # "this machine", "snapshot PATH", "--for-driver"
 
@@ -43,6 +46,9 @@ class DockerfileRequest:
     cpu: bool = False  # a CPU-only image (python:X.Y-slim base, CPU wheels)
     requirements: str | None = None  # path of a requirements file to COPY and install, relative to the context
     target: MachineTarget = field(default_factory=MachineTarget)
+    # Where the preflight gpudoctor comes from: "pypi" (gpudoctor==VERSION from the index), "wheel" (the wheel the
+    # command writes next to the Dockerfile, COPY'd in) or "none" (no preflight; a comment says how to add it).
+    preflight: str = "wheel"
 
 
 @dataclass(frozen=True)

@@ -53,8 +53,29 @@ def _capabilities(facts: Facts) -> tuple[tuple[str, ...], tuple[str, ...]]:
     return tuple(sorted(set(capabilities))), tuple(name for name in names if name)
 
 
+def resolve_for_driver(for_driver: str | None) -> tuple[str | None, str]:
+    """(the driver release, where it comes from) of a ``--for-driver`` value: a release as given; a bare branch
+    ("550") as its oldest release the knowledge base knows (every later release of the branch runs what that one
+    runs), said so; GenerationRefused for a branch it knows no release of, so it never becomes "unknown"."""
+    from gpudoctor.generate.model import GenerationRefused
+    from gpudoctor.kb.driver_cuda import oldest_driver_release
+
+    text = (for_driver or "").strip()
+    if not text or "." in text:
+        return for_driver, f"--for-driver {for_driver}"
+    release = oldest_driver_release(text)
+    if release is None:
+        raise GenerationRefused(
+            f"--for-driver {text[:12]!r}: no release of a {text[:12]} driver branch is in gpudoctor's knowledge base; "
+            "give the whole release nvidia-smi prints, like 550.54.15"
+        )
+    return release, f"--for-driver {text}, read as {release}, the oldest {text} release the knowledge base knows"
+
+
 def target_from_facts(facts: Facts, for_driver: str | None = None, source: str = "this machine") -> MachineTarget:
-    """The MachineTarget of these facts; ``for_driver`` replaces the driver they name."""
+    """The MachineTarget of these facts; ``for_driver`` (a release, or a branch: see resolve_for_driver) replaces
+    the driver they name."""
+    for_driver, given = resolve_for_driver(for_driver)
     driver = facts.driver
     version = for_driver or driver.kernel_version or driver.userspace_version
     if driver.kernel_flavor == "l4t" and not for_driver:
@@ -69,6 +90,9 @@ def target_from_facts(facts: Facts, for_driver: str | None = None, source: str =
         distro_id=(release.id or None) if release else None,
         distro_version=(release.version_id or None) if release else None,
         wsl=bool(facts.container.wsl),
+        container=(facts.container.runtime or "unknown")
+        if facts.container.in_container and not facts.container.wsl
+        else None,
         secure_boot=True if log.secure_boot_rejected else None,
-        source=f"--for-driver {for_driver}" if for_driver else source,
+        source=given if for_driver else source,
     )

@@ -35,9 +35,9 @@ from typing import TYPE_CHECKING, Any
 # needs them.
 _HOMES = {
     "gpudoctor.kb.arch_coverage": ("ArchCoverage", "arch_list_covers", "parse_arch_list", "parse_compute_capability"),
+    "gpudoctor.kb.docker_choice": ("choose_cuda_image",),
     "gpudoctor.kb.docker_images": (
         "CudaImage",
-        "choose_cuda_image",
         "image_tag",
         "is_published",
         "os_tokens",
@@ -118,11 +118,11 @@ if TYPE_CHECKING:  # the same names, typed for mypy; at run time __getattr__ imp
     from gpudoctor.kb.arch_coverage import (
         parse_compute_capability as parse_compute_capability,
     )
-    from gpudoctor.kb.docker_images import (
-        CudaImage as CudaImage,
+    from gpudoctor.kb.docker_choice import (
+        choose_cuda_image as choose_cuda_image,
     )
     from gpudoctor.kb.docker_images import (
-        choose_cuda_image as choose_cuda_image,
+        CudaImage as CudaImage,
     )
     from gpudoctor.kb.docker_images import (
         image_tag as image_tag,

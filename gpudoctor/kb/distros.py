@@ -14,7 +14,20 @@ SOURCES = {
     "DRV_GUIDE": "NVIDIA Driver Installation Guide, Kernel Modules: open GPU kernel module installation table "
     "(https://docs.nvidia.com/datacenter/tesla/driver-installation-guide/ , r580-r620 editions): "
     "RHEL/Rocky/Alma 8-9 and Amazon Linux 2023 `dnf module enable nvidia-driver:open-dkms` + "
-    "`dnf install nvidia-open`; Ubuntu/Debian `apt install nvidia-open`; open modules need Turing (7.5)+",
+    "`dnf install nvidia-open`, a specific branch `dnf module enable nvidia-driver:580-open`; Ubuntu/Debian "
+    "`apt install nvidia-open`; open modules need Turing (7.5)+, the proprietary ones are required for Maxwell, "
+    "Pascal and Volta",
+    "DNF_STREAMS": "NVIDIA/yum-packaging-dkms-nvidia README (https://github.com/NVIDIA/yum-packaging-dkms-nvidia): "
+    "RHEL8 streams latest-dkms and XXX-dkms, open-kernel-module streams (515 and newer) open-dkms and XXX-open; "
+    "'the XXX and XXX-dkms streams/flavors lock driver updates to the specified driver branch'. Driver Installation "
+    "Guide, Kernel Modules, Table 5: 'dnf module enable nvidia-driver:580-open' + 'dnf install nvidia-open' installs "
+    "a specific branch; Advanced Options (https://docs.nvidia.com/datacenter/tesla/driver-installation-guide/"
+    "advanced-options.html): cuda-drivers is the proprietary flavour ('To switch from open to proprietary: dnf "
+    "install --allowerasing cuda-drivers')",
+    "APT_BRANCHES": "NVIDIA's CUDA apt repositories name a branch in the package: cuda-drivers-580 (proprietary; "
+    "the Driver Installation Guide's 'Ubuntu 590 package renames' table lists cuda-drivers-580 among the original "
+    "names, and the ubuntu2604 Packages index shows cuda-drivers 'Provides: cuda-drivers-595') and nvidia-open-580 "
+    "(open modules; installed after cuda-keyring in public Ubuntu 24.04 and Debian 12 install notes)",
     "CUDA_REPO": "CUDA Installation Guide for Linux, network repository installation: cuda-keyring_1.1-1_all.deb "
     "(apt), cuda-<distro>.repo (dnf) under https://developer.download.nvidia.com/compute/cuda/repos/",
     "KEY_ROTATION": "NVIDIA/cuda-repo-management#4 'GPG signing key rotation for CUDA repositories' (2022-04-28): "

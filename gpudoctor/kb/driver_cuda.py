@@ -270,19 +270,16 @@ def driver_runs_cuda(driver_version: str, cuda: str, platform: str = "linux") ->
     return verdict("too_old", message)
 
 
-# Legacy driver branches: the last branch for GPUs of an architecture the next branch dropped (NVIDIA's
-# "Unix legacy GPU releases", https://www.nvidia.com/en-us/drivers/unix/legacy-gpu/).  Someone still running
-# one most likely has such a GPU: branch -> (architecture, the highest compute capability among its GPUs).
-LEGACY_BRANCH_ARCHITECTURES: dict[int, tuple[str, str]] = {
-    340: ("Tesla (GeForce 8 to 300 series)", "1.3"),
-    390: ("Fermi (GeForce 400 and 500 series)", "2.1"),
-    470: ("Kepler (GeForce 600 and 700 series, Tesla K)", "3.7"),
-}
-LEGACY_GPU_URL = "https://www.nvidia.com/en-us/drivers/unix/legacy-gpu/"
-
-
-def legacy_branch_architecture(driver_version: str | None) -> tuple[str, str] | None:
-    """(architecture, highest compute capability) when ``driver_version`` is of a legacy branch, else None."""
-    parsed = parse_driver_version(driver_version) if driver_version else None
-    # Windows numbers a branch's releases past it (R340 ships as 342.01, R390 as 391.35, R470 as 474.xx).
-    return LEGACY_BRANCH_ARCHITECTURES.get(parsed[0] // 10 * 10) if parsed else None
+def oldest_driver_release(branch: object) -> str | None:
+    """The oldest release of driver branch ``branch`` ("550") the knowledge base knows: the lowest Linux minimum
+    of CUDA Table 3 (driver_cuda.json) on that branch, "550.54.14"; None for a branch it knows no release of."""
+    text = str(branch).strip()
+    if not text.isdigit() or not 2 <= len(text) <= 4:
+        return None
+    found = []
+    for row in _driver_data().get("toolkit_driver", []):
+        release = row.get("linux_min") if isinstance(row, dict) else None
+        parsed = parse_driver_version(release)
+        if parsed is not None and parsed[0] == int(text):
+            found.append((parsed, str(release)))
+    return min(found)[1] if found else None

@@ -9,8 +9,12 @@ Where the two used to disagree, the generator's route won, because it follows it
 Ubuntu installs the kernel headers and ``ubuntu-drivers-common`` before ``ubuntu-drivers install``; Debian 12 adds
 ``firmware-misc-nonfree`` [DEB12_DRIVER] and enables contrib/non-free in a list file of its own (the old in-place
 ``sed`` of ``debian.sources`` only worked on an untouched deb822 file); the RHEL family sets up NVIDIA's CUDA
-repository and EPEL first and takes the open-kernel-module stream ``nvidia-driver:open-dkms`` + ``nvidia-open``
-[DRV_GUIDE] (``dnf module install nvidia-driver:latest-dkms`` alone failed without the repository).
+repository and EPEL first (``dnf module install nvidia-driver:latest-dkms`` alone failed without the repository).
+
+The branch is pinned, chosen from the GPUs present by ``driver_branches.driver_needs``: a legacy GPU's last branch
+(Pascal: R580, proprietary modules), at least the first branch of the newest GPUs (Blackwell: R570, open modules
+only), otherwise NVIDIA's newest Long Term Support Branch.  An unpinned ``cuda-drivers`` or ``latest-dkms`` would
+move a Pascal GPU onto a branch that no longer drives it [DRV_GUIDE, DNF_STREAMS, APT_BRANCHES].
 """
 
 from __future__ import annotations
@@ -18,6 +22,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from gpudoctor.kb.distros import CUDA_REPO_BASE, DEBIAN12_DRIVER_BRANCH, DISTROS, Distro, distro_token, family_of
+from gpudoctor.kb.driver_branches import LEGACY_BRANCH_ARCHITECTURES, LEGACY_GPU_URL, DriverNeeds, driver_needs
 
 # Step kinds: what to do.  Each reader spells them for its medium (a command to type, a script line).
 INSTALL = "install"  # install these packages with the distro's package manager
@@ -88,12 +93,17 @@ def epel_steps(distro: Distro) -> tuple[Step, ...]:
     )
 
 
-def driver_route(distro: Distro, floor_major: int | None = None, pre_turing: bool = False) -> DriverRoute:
-    """The driver route for ``distro``: its own packaged driver when that meets the floor, else NVIDIA's repository
-    (open kernel modules from Turing on; ``pre_turing`` GPUs get the proprietary flavour) [DRV_GUIDE]."""
+def driver_route(distro: Distro, needs: DriverNeeds | None = None) -> DriverRoute:
+    """The driver route for ``distro`` and what the GPUs need (``driver_needs``; none: no GPU known): Debian's own
+    packaged branch when it fits, else NVIDIA's repository with the branch pinned in the package name (apt:
+    ``nvidia-open-580`` / proprietary ``cuda-drivers-580``) or the module stream (dnf: ``nvidia-driver:580-open`` +
+    ``nvidia-open`` / proprietary ``nvidia-driver:580-dkms`` + ``cuda-drivers``) [DRV_GUIDE, DNF_STREAMS]."""
+    needs = needs or driver_needs(())
     headers = distro.headers
     repo = Step(CUDA_REPO, (f"{CUDA_REPO_BASE}/{distro.repo}",))
-    if distro.driver_default == "debian" and debian_branch_suffices(floor_major):
+    if needs.branch is None or needs.branch in LEGACY_BRANCH_ARCHITECTURES:
+        return _manual_route(distro.family, needs)
+    if distro.driver_default == "debian" and _debian_fits(needs):
         packages = ("nvidia-driver", "firmware-misc-nonfree")
         steps: tuple[Step, ...] = (
             Step(DEBIAN_NONFREE, DEBIAN_NONFREE_LINES),
@@ -101,13 +111,11 @@ def driver_route(distro: Distro, floor_major: int | None = None, pre_turing: boo
             Step(INSTALL, packages),
         )
         return DriverRoute("debian", "apt", headers, packages, None, "DEB12_DRIVER", (*steps, Step(REBOOT)))
-    if distro.driver_default == "ubuntu-drivers" and floor_major is None:
-        return _ubuntu_drivers(headers)
-    package = "cuda-drivers" if pre_turing else "nvidia-open"
     if distro.family == "apt":
+        package = f"nvidia-open-{needs.branch}" if needs.open_modules else f"cuda-drivers-{needs.branch}"
         steps = (Step(INSTALL, headers), repo, Step(INSTALL, (package,)), Step(REBOOT))
         return DriverRoute("nvidia-apt", "apt", headers, (package,), None, "DRV_GUIDE", steps)
-    stream = "latest-dkms" if pre_turing else "open-dkms"
+    stream, package = dnf_stream(needs)
     steps = (
         *epel_steps(distro),
         Step(INSTALL, headers),
@@ -117,6 +125,29 @@ def driver_route(distro: Distro, floor_major: int | None = None, pre_turing: boo
         Step(REBOOT),
     )
     return DriverRoute("nvidia-dnf", "dnf", headers, (package,), stream, "DRV_GUIDE", steps)
+
+
+def dnf_stream(needs: DriverNeeds) -> tuple[str, str]:
+    """The pinned module stream and the package for it: ``("580-open", "nvidia-open")`` for the open modules,
+    ``("580-dkms", "cuda-drivers")`` for the proprietary ones [DRV_GUIDE, DNF_STREAMS]."""
+    if needs.open_modules:
+        return f"{needs.branch}-open", "nvidia-open"
+    return f"{needs.branch}-dkms", "cuda-drivers"
+
+
+def _debian_fits(needs: DriverNeeds) -> bool:
+    """Debian 12's own R535 meets the floor and every GPU still runs on it."""
+    return debian_branch_suffices(needs.floor) and (needs.cap is None or needs.cap >= DEBIAN12_DRIVER_BRANCH)
+
+
+def _manual_route(family: str, needs: DriverNeeds) -> DriverRoute:
+    """No packaged route: no branch fits every GPU, or the GPUs need a legacy branch NVIDIA's repositories do not
+    carry as a pinned package here (R470 for Kepler: the distribution's own legacy packages, LEGACY_GPU_URL)."""
+    if needs.problem:
+        what = needs.problem
+    else:
+        what = f"the GPUs need the legacy R{needs.branch} driver: install it as {LEGACY_GPU_URL} describes"
+    return DriverRoute("manual", family, (), (), None, "DRV_GUIDE", (Step(MANUAL, (what,)),))
 
 
 def _ubuntu_drivers(headers: tuple[str, ...]) -> DriverRoute:
@@ -132,12 +163,18 @@ def uses_nvidia_repository(route: DriverRoute) -> bool:
     return any(step.kind == CUDA_REPO for step in route.steps)
 
 
-def driver_route_for_os(os_id: str | None, id_like: tuple[str, ...], version_id: str | None) -> DriverRoute:
-    """The default route (no floor, a Turing or newer GPU) for an os-release; a release the catalogue does not know
-    gets its family's route without the release-specific repository."""
+def driver_route_for_os(
+    os_id: str | None, id_like: tuple[str, ...], version_id: str | None, compute_capabilities: tuple[str, ...] = ()
+) -> DriverRoute:
+    """The route (no software floor) for an os-release and the GPUs' compute capabilities (none known: a Turing or
+    newer GPU); a release the catalogue does not know gets its family's route without the release-specific
+    repository."""
+    needs = driver_needs(compute_capabilities)
     token = distro_token(os_id, version_id)
     if token is not None:
-        return driver_route(DISTROS[token])
+        return driver_route(DISTROS[token], needs)
+    if needs.branch is None or needs.branch in LEGACY_BRANCH_ARCHITECTURES:
+        return _manual_route(family_of(os_id, id_like), needs)
     family = family_of(os_id, id_like)
     if family == "ubuntu":
         return _ubuntu_drivers(HEADERS["apt"])
@@ -148,14 +185,15 @@ def driver_route_for_os(os_id: str | None, id_like: tuple[str, ...], version_id:
         return DriverRoute("debian", "apt", HEADERS["apt"], packages, None, "DEB12_DRIVER", steps)
     if family in ("rhel", "amzn"):
         manual = Step(MANUAL, (f"add NVIDIA's CUDA repository for this release from {CUDA_REPO_BASE}/",))
+        stream, package = dnf_stream(needs)
         steps = (
             Step(INSTALL, HEADERS["dnf"]),
             manual,
-            Step(ROOT, ("dnf", "module", "enable", "-y", "nvidia-driver:open-dkms")),
-            Step(INSTALL, ("nvidia-open",)),
+            Step(ROOT, ("dnf", "module", "enable", "-y", f"nvidia-driver:{stream}")),
+            Step(INSTALL, (package,)),
             Step(REBOOT),
         )
-        return DriverRoute("nvidia-dnf", "dnf", HEADERS["dnf"], ("nvidia-open",), "open-dkms", "DRV_GUIDE", steps)
+        return DriverRoute("nvidia-dnf", "dnf", HEADERS["dnf"], (package,), stream, "DRV_GUIDE", steps)
     steps = (Step(MANUAL, ("install your distribution's NVIDIA driver package, then reboot",)),)
     return DriverRoute("generic", "", (), (), None, "DRV_GUIDE", steps)
 

@@ -318,6 +318,18 @@ def max_nvlinks_per_gpu() -> int | None:
     return max(counts) if counts else None
 
 
+def nvswitch_pair_links(spec: object) -> int | None:
+    """The NV# ``nvidia-smi topo -m`` prints between two such GPUs through NVSwitches (A100 12, H100 18), from
+    ``nvlink.json`` (its ``nvswitch_inference`` says why: a switch gives every pair all of a GPU's links)."""
+    if isinstance(spec, str):
+        spec = gpu_spec_for_name(spec)
+    if not isinstance(spec, GpuSpec) or not spec.nvlink_gbs_bidirectional:
+        return None
+    row = next((r for r in _nvlink_rows() if r.get("architecture") == spec.architecture), None)
+    links = row.get("nvswitch_pair_links") if row else None
+    return links if isinstance(links, int) and not isinstance(links, bool) and links > 0 else None
+
+
 def expected_nvlinks(spec: object) -> int | None:
     """How many NVLinks an SXM GPU has (H100 SXM: 18, A100 SXM4: 12, V100 SXM2: 6), None without NVLink.
 
@@ -333,3 +345,57 @@ def expected_nvlinks(spec: object) -> int | None:
             links = spec.nvlink_gbs_bidirectional / row["link_gbs_duplex"]
             return round(links) if abs(links - round(links)) < 0.01 else None
     return None
+
+
+# --------------------------------------------------------------------------- memory sizes people use
+
+# The one home of the memory gates' rule.  A GPU's reported total sits below its marketed size: the driver
+# holds some back (NVIDIA H100 80GB HBM3: NVML 81559 MiB = 79.6 GiB, 480 MiB "reserved" in `nvidia-smi -q`)
+# and ECC on GDDR boards takes more (Tesla T4 15360 MiB = 15.0 GiB of 16 GB, L4 23034 MiB = 22.5 GiB of
+# 24 GB, L40S 46068 MiB = 45.0 GiB of 48 GB: 6.25 % short; shared/fixtures A/telegraf-tesla-t4-*,
+# C/gls-l4-*, C/gpuexporter-l40s-*).  A total at most this fraction below a marketed size counts as it.
+MEMORY_SHORTFALL_FRACTION = 0.08
+
+
+@dataclass(frozen=True)
+class MemoryVerdict:
+    """Whether one GPU meets a memory requirement, and the size it was counted as."""
+
+    meets: bool
+    reported_gib: float
+    counted_gb: float  # the size compared: the marketed one the total counts as, else the reported total
+    marketed: bool  # counted_gb is a marketed size (from the spec sheet, or the size asked for)
+    from_spec: bool  # the spec sheet named the marketed size
+
+
+def memory_rule_text() -> str:
+    """The rule in words, for the gate's explanation and findings."""
+    percent = f"{MEMORY_SHORTFALL_FRACTION * 100:g} %"
+    return (
+        "memory is compared as marketed: a GPU the knowledge base knows counts as the largest size it is sold "
+        f"with that its reported total reaches within {percent}; another GPU meets N when its reported total is "
+        f"at most {percent} below N (drivers reserve some memory; with ECC on, GDDR boards report 6.25 % less)"
+    )
+
+
+def _counts_as(reported_gib: float, size: float) -> bool:
+    return reported_gib >= size * (1 - MEMORY_SHORTFALL_FRACTION)
+
+
+def memory_verdict(name: object, total_mib: object, wanted_gb: float) -> MemoryVerdict | None:
+    """Does a GPU named ``name`` with ``total_mib`` reported meet ``wanted_gb``?  None when the total is unknown.
+
+    ``memory_verdict("NVIDIA H100 80GB HBM3", 81559, 80)`` meets (counted as 80); ``..., 81)`` does not;
+    ``memory_verdict("Tesla V100S-PCIE-32GB", 32510, 32)`` meets by the tolerance (the table has no V100S).
+    """
+    number = _number(total_mib)
+    if number is None or number < 0 or isinstance(wanted_gb, bool) or not isinstance(wanted_gb, (int, float)):
+        return None
+    reported = number / 1024
+    spec = gpu_spec_for_name(name)
+    sold = [size for size in (spec.memory_gb if spec else ()) if _counts_as(reported, size)]
+    if sold:
+        return MemoryVerdict(max(sold) >= wanted_gb, reported, max(sold), True, True)
+    if spec is None and reported < wanted_gb and _counts_as(reported, wanted_gb):
+        return MemoryVerdict(True, reported, float(wanted_gb), True, False)
+    return MemoryVerdict(reported >= wanted_gb, reported, reported, False, False)

@@ -235,7 +235,8 @@ def choose_torch_wheel(
     python = format_python(parse_python_version(python_version))
     ctx = Context(os=os_name, machine=arch, driver=driver, python=python, ccs=ccs)
 
-    releases = list(torch_releases())
+    # Install targets only from releases whose index variants were read; the installed release always counts.
+    releases = [r for r in torch_releases() if r.index_verified]
     own = torch_release(torch_version) if torch_version else None
     if own is not None:
         releases = [own] + [r for r in releases if r.torch != own.torch]

@@ -126,6 +126,9 @@ class TorchRelease:
     variants: tuple[TorchVariant, ...]
     sources: tuple[str, ...]
     note: str | None = None
+    # False for a release confirmed only from PyPI's metadata (its download.pytorch.org variants not read yet):
+    # it is known when found installed, but never chosen as an install target in its own right.
+    index_verified: bool = True
 
     def supports_python(self, version: str | None) -> bool | None:
         """True when wheels for this Python (major.minor) are in the release's supported range;
@@ -197,6 +200,7 @@ def torch_releases() -> tuple[TorchRelease, ...]:
                 variants=variants,
                 sources=_tuple(raw.get("sources")),
                 note=text("note"),
+                index_verified=raw.get("index_verified") is not False,
             )
         )
     releases.sort(key=lambda release: _release_key(release.torch), reverse=True)

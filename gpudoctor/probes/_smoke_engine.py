@@ -19,10 +19,13 @@ import time
 from typing import TYPE_CHECKING, Any, Callable, NoReturn
 
 if TYPE_CHECKING or __package__:
-    from . import _probe_capture, _probe_common, protocol
+    from . import _probe_capture, _probe_common, _smoke_helpers, protocol
+    from . import _smoke_measure as measuring
 else:
     import _probe_capture
     import _probe_common
+    import _smoke_helpers
+    import _smoke_measure as measuring
     import protocol
 
 if TYPE_CHECKING:
@@ -331,6 +334,7 @@ class SmokeRun:
         if not self.probe.installed():
             self.errors["import"] = "%s is not installed in %s" % (self.framework, sys.executable)
             return None
+        self.doc.update(measuring.quiet_openmp(_smoke_helpers.cpu_threads()))
         if before_import is not None:
             before_import()
         module = self.probe.import_framework()  # fd 1/2 captured from here to the end

@@ -1,4 +1,4 @@
-"""Pure helpers of the smoke probes: medians, rates, sizes from free memory, time shares, the host's CPU and memory.
+"""Pure helpers of the smoke probes: medians, rates, sizes from free memory, the host's CPU and memory.
 
 Runs inside the target Python (standard library only, Python 3.8) and is unit-tested without any framework.
 """
@@ -15,13 +15,11 @@ else:
     import _probe_target
 
 if TYPE_CHECKING:
-    from collections.abc import Iterable, Mapping
+    from collections.abc import Iterable
 
 MIB = 1 << 20
 MEMORY_FRACTION = 0.25  # never more than this share of a device's free memory: the GPU may be shared
 MIN_MATMUL_N = 256
-# Shares of the time left (after the distributed part's reserve) for each stage present in a run.
-STAGE_WEIGHTS = {"matmul": 0.35, "cnn": 0.45, "bandwidth": 0.08, "p2p": 0.12}
 
 
 def median(values: Iterable[float | None]) -> float | None:
@@ -99,22 +97,6 @@ def choose_bytes(
             return size
         size //= 2
     return None
-
-
-def stage_caps(
-    available_s: float, counts: Mapping[str, int], weights: Mapping[str, float] = STAGE_WEIGHTS
-) -> dict[str, float]:
-    """Seconds each task of a stage may take: ``available_s`` split by stage weight, then by the stage's task count.
-
-    ``counts``: {stage: number of tasks that will really run}; stages without tasks give their share away.
-    """
-    present = {stage: count for stage, count in counts.items() if count}
-    total_weight = sum(weights.get(stage, 0.0) for stage in present)
-    caps: dict[str, float] = {}
-    for stage, count in present.items():
-        share = available_s * weights.get(stage, 0.0) / total_weight if total_weight else 0.0
-        caps[stage] = max(0.0, share / count)
-    return caps
 
 
 # --- the host --------------------------------------------------------------------------------------------

@@ -15,12 +15,10 @@ from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING or __package__:
     from . import _smoke_helpers as helpers
-    from ._smoke_engine import Stopped
-    from ._smoke_tf_workloads import tf32_enabled
+    from ._smoke_tf_workloads import cpu_threads, measure_capped, tf32_enabled
 else:
     import _smoke_helpers as helpers
-    from _smoke_engine import Stopped
-    from _smoke_tf_workloads import tf32_enabled
+    from _smoke_tf_workloads import cpu_threads, measure_capped, tf32_enabled
 
 if TYPE_CHECKING:
     from ._smoke_engine import Clock
@@ -135,42 +133,29 @@ def run_cnn(
             optimizer.build(model.trainable_variables)
     train_step = _train_step(tf, keras, device, model, optimizer)
     losses: list[float] = []
-    times: list[float] = []
-    warmup = params["cnn_warmup"]
-    wanted = params["cnn_steps"]["cpu" if device.is_cpu else "gpu"]
-    cap = None
-    step = 0
-    while len(times) < wanted:
-        images, labels = data[step % len(data)]
-        if step >= warmup:
-            if cap is None:
-                cap = time.perf_counter() + params["cnn_cap_s"]
-            estimate = times[-1] if times else 0.0
-            if times and clock.left() < estimate:
-                break  # fewer steps rather than past the budget
-            if len(times) >= 3 and time.perf_counter() + estimate > cap:
-                break
-            clock.check(estimate)
-        else:
-            clock.check()
-        begin = time.perf_counter()
-        loss = float(train_step(images, labels).numpy())  # the loss on the host: the step has finished
-        elapsed = time.perf_counter() - begin
-        losses.append(loss)
-        if step >= warmup:
-            times.append(elapsed)
-        step += 1
-    if not times:
-        raise Stopped("budget")
-    seconds = helpers.median(times) or 0.0
+
+    def time_ops(ops: int) -> float:
+        clock.check()
+        total = 0.0
+        for _ in range(ops):
+            images, labels = data[len(losses) % len(data)]
+            begin = time.perf_counter()
+            losses.append(float(train_step(images, labels).numpy()))  # the loss on the host: the step has finished
+            total += time.perf_counter() - begin
+        return total / ops
+
+    measured, fields = measure_capped(tf, device, time_ops, params, params["cnn_cap_s"], clock)
+    seconds = measured.median or 0.0
     first, last = helpers.finite(losses[0]), helpers.finite(losses[-1])
+    result.update(fields)
     result.update(
         {
-            "steps": len(times),
+            "steps": len(losses),
             "seconds_per_step": helpers.finite(seconds, 9),
-            "steps_per_s": helpers.finite(1.0 / seconds, 4),
+            "steps_per_s": helpers.finite(1.0 / seconds, 4) if seconds else None,
             "loss_first": first,
             "loss_last": last,
             "loss_decreased": (last < first) if first is not None and last is not None else None,
+            "threads": cpu_threads(tf, device),
         }
     )

@@ -4,8 +4,10 @@ Runs inside the target Python with TensorFlow (untyped here: ``Any``).
 
 - matmul: fp32 with TensorFloat-32 disabled, and tf32 with it enabled on capability >= 8.0 (TensorFlow
   enables TF32 by default on Ampere and newer, so an "fp32" model there really runs tf32); fp16; bf16 on
-  the CPU and on capability >= 8.0.  One timed sample chains matmuls in one call (``inner`` per call), so
-  that a call's launch and sync cost vanish next to the work.
+  the CPU and on capability >= 8.0.  One timed sample chains matmuls in one call (``ops_per_sample`` per
+  call), so that a call's launch and sync cost vanish next to the work.
+- Every figure is measured as the torch smoke measures it (``_smoke_measure.py``): warm-up until stable,
+  samples until the spread is small or the workload's cap ends, median with spread, repetitions, warm-up.
 - bandwidth: host->device / device->host copies of a TensorFlow CPU tensor inside a ``tf.function``.
   TensorFlow does not let us choose pinned or pageable host memory, so they are reported as "pageable"
   (TensorFlow's ordinary CPU allocator); the device-to-device copy is not measured here (an on-device
@@ -22,39 +24,37 @@ from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING or __package__:
     from . import _smoke_helpers as helpers
+    from . import _smoke_measure as measuring
 else:
     import _smoke_helpers as helpers
+    import _smoke_measure as measuring
 
 if TYPE_CHECKING:
     from ._smoke_engine import Clock
     from ._smoke_tf_devices import Device
 
-# Per mode (its budget is protocol.SMOKE_BUDGET_S): sizes, repeats and time caps.  "sample_s" is the time
-# one timed matmul sample aims at.
+# Per mode (its budget is protocol.SMOKE_BUDGET_S): sizes and time caps.  "min_sample_s": the least time
+# one timed sample lasts (as in the torch smoke).
 MODES: dict[str, dict[str, Any]] = {
     "quick": {
         "matmul_n": {"cpu": 2048, "gpu": 8192},
-        "matmul_repeats": 5,
-        "matmul_sample_s": 0.03,
+        "min_sample_s": {"cpu": 0.15, "gpu": 0.02},
+        "max_samples": 25,
         "matmul_cap_s": 1.5,
         "cnn_batch": 64,
-        "cnn_warmup": 2,
-        "cnn_steps": {"cpu": 8, "gpu": 20},
         "cnn_cap_s": 3.0,
         "copy_bytes": 64 << 20,
-        "copy_repeats": 5,
+        "copy_cap_s": 0.5,
     },
     "full": {
         "matmul_n": {"cpu": 4096, "gpu": 16384},
-        "matmul_repeats": 20,
-        "matmul_sample_s": 0.1,
+        "min_sample_s": {"cpu": 0.3, "gpu": 0.05},
+        "max_samples": 60,
         "matmul_cap_s": 10.0,
         "cnn_batch": 128,
-        "cnn_warmup": 3,
-        "cnn_steps": {"cpu": 20, "gpu": 100},
         "cnn_cap_s": 20.0,
         "copy_bytes": 256 << 20,
-        "copy_repeats": 10,
+        "copy_cap_s": 3.0,
     },
 }
 
@@ -109,7 +109,7 @@ def matmul_skip_reason(device: Device, dtype: str) -> str | None:
 def run_matmul(
     tf: Any, device: Device, dtype: str, params: dict[str, Any], clock: Clock, result: dict[str, Any]
 ) -> None:
-    """Median seconds of one n×n×n matmul: ``inner`` chained matmuls per call, one scalar synced per call."""
+    """Median seconds of one n×n×n matmul: ``ops_per_sample`` chained matmuls per call, one scalar synced per call."""
     tf_dtype = {"fp32": tf.float32, "tf32": tf.float32, "fp16": tf.float16, "bf16": tf.bfloat16}[dtype]
     n = matmul_size(device, dtype, params)
     result["n"] = n
@@ -128,34 +128,47 @@ def run_matmul(
 
     traced = tf.function(chain)  # a fresh function per run: it is traced after the TF32 setting above
 
-    one = tf.constant(1, tf.int32)
-    traced(a, b, one).numpy()  # trace and first run
-    clock.check()
-    begin = time.perf_counter()
-    traced(a, b, one).numpy()
-    first = max(time.perf_counter() - begin, 1e-6)
-    inner = int(min(64, max(1, round(params["matmul_sample_s"] / first))))
-    inner_tensor = tf.constant(inner, tf.int32)
-    samples: list[float] = []
-    cap = time.perf_counter() + params["matmul_cap_s"]
-    while len(samples) < params["matmul_repeats"]:
-        estimate = first * inner
-        if samples and (time.perf_counter() + estimate > cap or clock.left() < estimate):
-            break  # fewer repeats rather than past the cap or the budget
-        clock.check(estimate if not samples else 0.0)
+    traced(a, b, tf.constant(1, tf.int32)).numpy()  # trace and first run
+
+    def time_ops(ops: int) -> float:
+        clock.check()
         begin = time.perf_counter()
-        traced(a, b, inner_tensor).numpy()
-        samples.append((time.perf_counter() - begin) / inner)
-        first = samples[-1]
-    seconds = helpers.median(samples) or 0.0
-    result.update(
-        {
-            "repeats": len(samples),
-            "seconds": helpers.finite(seconds, 9),
-            "inner": inner,
-            "tflops": helpers.finite(2.0 * n**3 / seconds / 1e12, 4),
-        }
+        traced(a, b, tf.constant(ops, tf.int32)).numpy()
+        return (time.perf_counter() - begin) / ops
+
+    measured, fields = measure_capped(tf, device, time_ops, params, params["matmul_cap_s"], clock)
+    seconds = measured.median or 0.0
+    result.update(fields)
+    result.update({"seconds": helpers.finite(seconds, 9), "tflops": helpers.finite(2.0 * n**3 / seconds / 1e12, 4)})
+    result["threads"] = cpu_threads(tf, device)
+
+
+def cpu_threads(tf: Any, device: Device) -> int | None:
+    """The intra-op threads a CPU workload runs with (None on a GPU); TensorFlow's 0 means one per CPU."""
+    if not device.is_cpu:
+        return None
+    configured = 0
+    getter = getattr(tf.config.threading, "get_intra_op_parallelism_threads", None)
+    if getter is not None:
+        configured = int(getter() or 0)
+    return configured or helpers.cpu_threads()
+
+
+def measure_capped(
+    tf: Any, device: Device, time_ops: Any, params: dict[str, Any], cap_s: float, clock: Clock
+) -> tuple[measuring.Measured, dict[str, Any]]:
+    """The shared measurement (``_smoke_measure``) within ``cap_s`` and the budget; the record fields it fills."""
+    share = measuring.CpuShare(cpu_threads(tf, device)) if tf is not None and device.is_cpu else None
+    sampler = measuring.Sampler(
+        share.wrap(time_ops) if share else time_ops, params["min_sample_s"]["cpu" if device.is_cpu else "gpu"]
     )
+    stop_at = min(time.perf_counter() + cap_s, clock.deadline)
+    measured = measuring.measure(sampler, stop_at, max_samples=params["max_samples"], hard_stop=clock.deadline)
+    fields = measured.fields()
+    fields["ops_per_sample"] = sampler.ops
+    if share is not None:
+        fields["cpu_share"] = share.median
+    return measured, fields
 
 
 def same_device(tf: Any, name: str | None, wanted: str) -> bool:
@@ -167,13 +180,15 @@ def same_device(tf: Any, name: str | None, wanted: str) -> bool:
     )
 
 
-def copy_gbps(tf: Any, source: str, target: str, nbytes: int, repeats: int, clock: Clock) -> tuple[float | None, int]:
+def copy_gbps(
+    tf: Any, device: Device, source: str, target: str, nbytes: int, params: dict[str, Any], clock: Clock
+) -> tuple[float | None, dict[str, Any]]:
     """Median GB/s of copying an ``nbytes`` tensor from TensorFlow device ``source`` to ``target``.
 
     The copy is a ``tf.identity`` in a ``tf.function`` called under ``tf.device(target)`` with its input on
     ``source``: each call copies afresh (an eager op would keep a mirror of the input on the target and copy
     once).  The result must be on ``target``, or nothing was copied; it is synced by fetching one element.
-    Returns (gbps, repeats done).
+    Returns (gbps, the measurement's record fields).
     """
     with tf.device(source):
         data = tf.ones((max(1, nbytes // 4),), tf.float32)
@@ -193,16 +208,17 @@ def copy_gbps(tf: Any, source: str, target: str, nbytes: int, repeats: int, cloc
     if not same_device(tf, out.device, target):
         raise RuntimeError("the copy to %s landed on %s" % (target, out.device))
     del out
-    times: list[float] = []
-    for _ in range(repeats):
-        if times and clock.left() < times[-1]:
-            break
+
+    def time_ops(ops: int) -> float:
         clock.check()
         begin = time.perf_counter()
-        once()
-        times.append(time.perf_counter() - begin)
-    seconds = helpers.median(times) or 0.0
-    return helpers.finite(data.shape[0] * 4 / seconds / 1e9, 4), len(times)
+        for _ in range(ops):
+            once()
+        return (time.perf_counter() - begin) / ops
+
+    measured, fields = measure_capped(tf, device, time_ops, params, params["copy_cap_s"], clock)
+    seconds = measured.median or 0.0
+    return helpers.finite(data.shape[0] * 4 / seconds / 1e9, 4), fields
 
 
 def copy_bytes(device: Device, params: dict[str, Any]) -> int:
@@ -219,13 +235,14 @@ def run_bandwidth(
 ) -> None:
     nbytes = copy_bytes(device, params)
     source, target = ("/CPU:0", device.tf_name) if direction == "h2d" else (device.tf_name, "/CPU:0")
-    gbps, repeats = copy_gbps(tf, source, target, nbytes, params["copy_repeats"], clock)
-    result.update({"bytes": nbytes, "repeats": repeats, "gbps": gbps})
+    gbps, fields = copy_gbps(tf, device, source, target, nbytes, params, clock)
+    result.update(fields)
+    result.update({"bytes": nbytes, "gbps": gbps})
 
 
 def run_p2p(
     tf: Any, source: Device, target: Device, params: dict[str, Any], clock: Clock, result: dict[str, Any]
 ) -> None:
     nbytes = min(copy_bytes(source, params), copy_bytes(target, params))
-    gbps, _ = copy_gbps(tf, source.tf_name, target.tf_name, nbytes, params["copy_repeats"], clock)
+    gbps, _ = copy_gbps(tf, source, source.tf_name, target.tf_name, nbytes, params, clock)
     result["gbps"] = gbps

@@ -88,38 +88,20 @@ class Device:
                 pass
 
 
-def time_repeated(
-    devices: Sequence[Device],
-    call: Callable[[], object],
-    min_s: float,
-    max_repeats: int,
-    stop_at: float,
-    min_repeats: int = 1,
-) -> list[float]:
-    """Seconds of each of several back-to-back ``call()``s, timed on ``devices[0]``.
+def time_ops(devices: Sequence[Device], call: Callable[[], object], ops: int) -> float:
+    """Seconds per call of ``ops`` back-to-back ``call()``s, timed on ``devices[0]``.
 
-    Calls are queued in growing chunks (1, 2, 4 ... 16) between synchronisations, so that a GPU is fed
-    without host round trips, and repeated until ``min_s`` of timed work, ``max_repeats`` calls, or the
-    host clock passes ``stop_at`` (after ``min_repeats``).  ``devices``: the timing device first, then any
-    other device to synchronise (the destination of a peer copy).
+    The calls are queued between two marks with no host round trip (a GPU is fed as in real work), then
+    every device in ``devices`` is synchronised (the destination of a peer copy too).
     """
     timer = devices[0]
-    times: list[float] = []
-    chunk = 1
-    while len(times) < max_repeats:
-        marks = []
-        for _ in range(min(chunk, max_repeats - len(times))):
-            start = timer.mark()
-            call()
-            marks.append((start, timer.mark()))
-        for device in devices:
-            device.sync()
-        times.extend(timer.elapsed(start, end) for start, end in marks)
-        enough = min_s > 0 and sum(times) >= min_s  # min_s 0: exactly max_repeats, unless time runs out
-        if len(times) >= min_repeats and (enough or time.perf_counter() >= stop_at):
-            break
-        chunk = min(chunk * 2, 16)
-    return times
+    start = timer.mark()
+    for _ in range(ops):
+        call()
+    end = timer.mark()
+    for device in devices:
+        device.sync()
+    return timer.elapsed(start, end) / max(1, ops)
 
 
 # --- the CNN: PyTorch's classic MNIST example network, on a learnable synthetic task --------------------

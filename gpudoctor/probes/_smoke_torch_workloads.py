@@ -11,7 +11,10 @@ planned with and stops at ``stop_at`` (host clock).  Choices, and why:
   fp32, and fp16 has no fast CPU kernels, so they are listed as skipped with the reason rather than timed.
 - Matmul size: the mode's n, halved until three n×n matrices fit in a quarter of the free memory, halved
   further if one op is too slow for the budget, doubled while one op is so fast the size cannot fill
-  the device.  The median of the timed repeats is reported (robust to a noisy, shared machine).
+  the device.
+- Every figure is measured the same way (``_smoke_measure.py``): warm-up until two samples agree, then
+  samples of at least ``min_sample_s`` until their spread is small or the workload's window ends; the
+  median is reported with its spread, repetitions and warm-up count, and on the CPU the thread count.
 - A d2d bandwidth row is bytes copied per second, as nvbandwidth reports it: device memory moves twice that.
 """
 
@@ -23,10 +26,12 @@ from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING or __package__:
     from . import _smoke_helpers as helpers
-    from ._smoke_torch_device import Device, Trainer, make_net, time_repeated, train_steps
+    from . import _smoke_measure as measuring
+    from ._smoke_torch_device import Device, Trainer, make_net, time_ops
 else:
     import _smoke_helpers as helpers
-    from _smoke_torch_device import Device, Trainer, make_net, time_repeated, train_steps
+    import _smoke_measure as measuring
+    from _smoke_torch_device import Device, Trainer, make_net, time_ops
 
 MIB = helpers.MIB
 
@@ -35,20 +40,20 @@ MODES: dict[str, dict[str, Any]] = {
     "quick": {
         # Matmul n per device kind: 8192 saturates any data-centre GPU (1.1 TFLOP per fp32 matmul); on a CPU
         # 1536 is past the cache-bound sizes (a 2-core AVX-512 machine gives the same rate at 1536 and 2048,
-        # less steady at 1024) and still repeats a dozen times in 0.5 s.
+        # less steady at 1024).
         "matmul_n": {"cpu": 1536, "gpu": 8192},
-        "matmul_min_s": 0.5,  # repeat until this much timed work (or max repeats)
-        "matmul_max_repeats": 50,
         "matmul_max_op_s": 0.25,  # one op slower than this: halve n (a small GPU must not eat the budget)
         "matmul_min_op_s": 0.005,  # one op faster than this: double n, up to matmul_max_n (a big CPU, a fast GPU)
         "matmul_max_n": {"cpu": 4096, "gpu": 16384},
+        # The least time one timed sample lasts (several ops per sample when one is shorter): scheduler
+        # jitter on a shared CPU, launch cost and timer resolution on a GPU stay small parts of it.
+        "min_sample_s": {"cpu": 0.15, "gpu": 0.02},
+        "max_samples": 25,
+        # The most one CPU workload may take: the CPU baseline must not starve the GPU workloads.
+        "cpu_cap_s": {"matmul": 2.5, "cnn": 3.5},
         "cnn_batch": 64,
-        "cnn_warmup": 3,
-        "cnn_steps": 12,
         "bw_bytes": 64 * MIB,
-        "bw_repeats": 5,
         "p2p_bytes": 32 * MIB,
-        "p2p_repeats": 3,
         "ar_bytes": {"gpu": 64 * MIB, "cpu": 8 * MIB},
         "ar_repeats": 5,
         "ddp_steps": 6,
@@ -56,18 +61,15 @@ MODES: dict[str, dict[str, Any]] = {
     },
     "full": {
         "matmul_n": {"cpu": 2048, "gpu": 8192},
-        "matmul_min_s": 2.0,
-        "matmul_max_repeats": 200,
         "matmul_max_op_s": 1.0,
         "matmul_min_op_s": 0.01,
         "matmul_max_n": {"cpu": 8192, "gpu": 16384},
+        "min_sample_s": {"cpu": 0.3, "gpu": 0.05},
+        "max_samples": 60,
+        "cpu_cap_s": {"matmul": 12.0, "cnn": 20.0},
         "cnn_batch": 256,
-        "cnn_warmup": 5,
-        "cnn_steps": 40,
         "bw_bytes": 256 * MIB,
-        "bw_repeats": 20,
         "p2p_bytes": 256 * MIB,
-        "p2p_repeats": 10,
         "ar_bytes": {"gpu": 256 * MIB, "cpu": 64 * MIB},
         "ar_repeats": 20,
         "ddp_steps": 15,
@@ -127,10 +129,50 @@ class _Tf32:
             self.matmul.allow_tf32 = self.saved
 
 
+def _kind(device: Device) -> str:
+    return "gpu" if device.accelerator else "cpu"
+
+
+def _measure(
+    devices: list[Device],
+    time_ops_of: Any,
+    params: dict[str, Any],
+    stop_at: float,
+    hard_stop: float | None,
+    max_samples: int | None = None,
+    threads: int | None = None,
+) -> tuple[measuring.Measured, dict[str, Any]]:
+    """Measure with the shared method; the record fields it fills (repeats, warm-up, spread, ops per sample,
+    and with ``threads`` (a CPU workload) the share of their CPU time it got)."""
+    share = measuring.CpuShare(threads) if threads else None
+    sampler = measuring.Sampler(
+        share.wrap(time_ops_of) if share else time_ops_of, params["min_sample_s"][_kind(devices[0])]
+    )
+    measured = measuring.measure(
+        sampler, stop_at, max_samples=max_samples or params["max_samples"], hard_stop=hard_stop
+    )
+    fields = measured.fields()
+    fields["ops_per_sample"] = sampler.ops
+    if share is not None:
+        fields["cpu_share"] = share.median
+    return measured, fields
+
+
+def cpu_threads(torch: Any, device: Device) -> int | None:
+    """The intra-op threads a CPU workload runs with (None on a GPU): the CPU baseline says what it used."""
+    return None if device.accelerator else int(torch.get_num_threads())
+
+
 def run_matmul(
-    torch: Any, device: Device, dtype: str, params: dict[str, Any], stop_at: float, record: dict[str, Any]
+    torch: Any,
+    device: Device,
+    dtype: str,
+    params: dict[str, Any],
+    stop_at: float,
+    record: dict[str, Any],
+    hard_stop: float | None = None,
 ) -> None:
-    kind = "gpu" if device.accelerator else "cpu"
+    kind = _kind(device)
     torch_dtype = _torch_dtype(torch, dtype)
     elem = torch.tensor([], dtype=torch_dtype).element_size()
     n = helpers.choose_matmul_n(params["matmul_n"][kind], device.free_bytes(), elem)
@@ -147,8 +189,8 @@ def run_matmul(
                 torch.matmul, a, b, out=torch.empty(n, n, device=device.torch_device, dtype=torch_dtype)
             )
             del a, b  # the call holds them; dropping it frees them
-            call()  # warm-up: library handles, kernel choice, first-touch of the output
-            first = time_repeated([device], call, 0.0, 1, stop_at)[0]
+            call()  # library handles, kernel choice, first-touch of the output
+            first = time_ops([device], call, 1)
             if first > params["matmul_max_op_s"] and n // 2 >= helpers.MIN_MATMUL_N and not grown:
                 n //= 2  # too slow a device for this size within the budget: a smaller one still measures it
                 shrunk = True
@@ -160,10 +202,13 @@ def run_matmul(
             else:
                 break
             del call
-        times = time_repeated([device], call, params["matmul_min_s"], params["matmul_max_repeats"], stop_at)
-        del call
-    seconds = helpers.median(times)
-    record.update(n=n, repeats=len(times), seconds=seconds, tflops=helpers.matmul_tflops(n, seconds))
+        threads = cpu_threads(torch, device)
+        timed = functools.partial(time_ops, [device], call)
+        measured, fields = _measure([device], timed, params, stop_at, hard_stop, threads=threads)
+        del call, timed
+    seconds = measured.median
+    record.update(fields)
+    record.update(n=n, seconds=seconds, tflops=helpers.matmul_tflops(n, seconds), threads=threads)
 
 
 def run_cnn(
@@ -175,30 +220,39 @@ def run_cnn(
     record: dict[str, Any],
     hard_stop: float | None = None,
 ) -> None:
-    """``stop_at``: this task's share of the budget, which it may pass to make its minimum of steps;
-    ``hard_stop``: the end of the time for all the single-process workloads, which it may not."""
+    """``stop_at``: this task's share of the budget; ``hard_stop``: the end of the time for all the
+    single-process workloads.  One sample is one or more training steps; every step's loss is kept."""
     torch.manual_seed(0)
+    losses: list[float] = []
     with device.activate():
         model = make_net(torch).to(device.torch_device)
         trainer = Trainer(torch, device, precision, model, params["cnn_batch"])
-        times, losses = train_steps(
-            trainer,
-            params["cnn_warmup"],
-            params["cnn_steps"],
-            stop_at,
-            hard_stop=hard_stop,
-            min_steps=params["cnn_warmup"] + 5,
-        )
-        del trainer, model
-    seconds = helpers.median(times)
+
+        def steps(count: int, trainer: Trainer = trainer) -> float:
+            total = 0.0
+            for _ in range(count):
+                start = device.mark()
+                loss = trainer.step()
+                end = device.mark()
+                device.sync()
+                total += device.elapsed(start, end)
+                losses.append(float(loss.detach().float().item()))
+            return total / max(1, count)
+
+        threads = cpu_threads(torch, device)
+        measured, fields = _measure([device], steps, params, stop_at, hard_stop, threads=threads)
+        del trainer, model, steps
+    seconds = measured.median
+    record.update(fields)
     record.update(
         batch=params["cnn_batch"],
-        steps=len(times),
+        steps=len(losses),
         seconds_per_step=seconds,
         steps_per_s=(1.0 / seconds) if seconds else None,
         loss_first=losses[0] if losses else None,
         loss_last=losses[-1] if losses else None,
         loss_decreased=(losses[-1] < losses[0]) if len(losses) >= 2 else None,
+        threads=threads,
     )
 
 
@@ -235,12 +289,10 @@ def run_bandwidth(
                 call = functools.partial(on_device.copy_, host, non_blocking=pinned)
             else:
                 call = functools.partial(host.copy_, on_device, non_blocking=pinned)
-        call()
-        call()
-        device.sync()
-        times = time_repeated([device], call, 0.0, params["bw_repeats"], stop_at)
-    seconds = helpers.median(times)
-    record.update(bytes=nbytes, repeats=len(times), gbps=(nbytes / seconds / 1e9) if seconds else None)
+        measured, fields = _measure([device], lambda ops: time_ops([device], call, ops), params, stop_at, None)
+    seconds = measured.median
+    record.update(fields)
+    record.update(bytes=nbytes, gbps=(nbytes / seconds / 1e9) if seconds else None)
 
 
 def run_p2p(
@@ -265,10 +317,8 @@ def run_p2p(
         target = torch.empty(nbytes, dtype=torch.uint8, device=dst.torch_device)
         call = functools.partial(target.copy_, source, non_blocking=True)
         del source, target  # the call holds them; dropping it frees them
-        call()
-        src.sync()
-        dst.sync()
-        times = time_repeated([src, dst], call, 0.0, params["p2p_repeats"], stop_at)
+        measured, fields = _measure([src, dst], functools.partial(time_ops, [src, dst], call), params, stop_at, None)
         del call
-    seconds = helpers.median(times)
-    record.update(bytes=nbytes, repeats=len(times), gbps=(nbytes / seconds / 1e9) if seconds else None)
+    seconds = measured.median
+    record.update(fields)
+    record.update(bytes=nbytes, gbps=(nbytes / seconds / 1e9) if seconds else None)

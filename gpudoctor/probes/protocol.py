@@ -31,7 +31,7 @@ PROGRESS_PREFIX = "@@gpudoctor-progress "
 # dies (a segfault in a CUDA library), what the framework logged up to that point is still on disk.
 CAPTURE_FILE_ENV = "GPUDOCTOR_PROBE_CAPTURE_FILE"
 
-# Smoke modes and the budget of each, in seconds: quick is the whole suite in about 10 s on a GPU and
+# Smoke modes and the budget of each, in seconds: quick is the whole suite in about 20 s on an H100 and
 # < 30 s on a 2-core CPU; full has bigger sizes and more repeats, numbers worth comparing between machines.
 SMOKE_MODES = ("quick", "full")
 DEFAULT_SMOKE_MODE = "quick"

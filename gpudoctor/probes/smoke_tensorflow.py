@@ -13,7 +13,7 @@ is not measured here (``skipped``); the torch smoke does it.
 
 Keys added to the contract: those of the framework probes' import (``installed``, ``import_ok``,
 ``import_s``, ``import_error``, ``module_file``), ``keras_version``, ``log_lines`` and ``warnings`` (what
-TensorFlow logged or printed: fd 1/2 are captured from the import to the end), ``inner`` in each matmul
+TensorFlow logged or printed: fd 1/2 are captured from the import to the end), ``ops_per_sample`` in each matmul
 entry (chained matmuls per timed call), ``policy`` in each CNN entry (the Keras dtype policy; null for
 fp32) and ``tf32`` in each GPU CNN entry (whether TensorFlow's default TF32 was on while it ran).
 
@@ -64,7 +64,13 @@ MEASURED_KEYS = (
     "repeats",
     "seconds",
     "tflops",
-    "inner",
+    "ops_per_sample",
+    "warmup",
+    "warmup_settled",
+    "spread",
+    "ended_by",
+    "cpu_share",
+    "threads",
     "steps",
     "seconds_per_step",
     "steps_per_s",

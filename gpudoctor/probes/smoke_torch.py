@@ -79,7 +79,17 @@ MEASURED_KEYS = (
     "ddp_loss_first",
     "ddp_loss_last",
     "ddp_steps",
+    "warmup",
+    "warmup_settled",
+    "spread",
+    "ended_by",
+    "cpu_share",
+    "ops_per_sample",
+    "threads",
 )
+# Each workload's share of the time left, relative to the others still to run (CPU workloads are also
+# capped by the mode's ``cpu_cap_s``): a slow CPU baseline must not leave the GPU workloads no time.
+PHASE_WEIGHTS = {"matmul": 1.0, "cnn": 1.6, "bandwidth": 0.3, "p2p": 0.5, "allreduce": 2.5}
 
 
 def _record(**fields: Any) -> dict[str, Any]:
@@ -193,7 +203,9 @@ class Smoke:
                     "matmul",
                     "%s %s" % (device.id, dtype),
                     record,
-                    lambda stop, d=device, t=dtype, r=record: workloads.run_matmul(torch, d, t, params, stop, r),
+                    lambda stop, d=device, t=dtype, r=record: workloads.run_matmul(
+                        torch, d, t, params, stop, r, self.soft_deadline
+                    ),
                 )
         for device in self.devices:
             for precision in ("fp32", "amp"):
@@ -284,24 +296,47 @@ class Smoke:
         import_s = self.doc.get("import_s") or 3.0
         return float(import_s * 1.3 + 1.5 + self.params["dist_work_s"])
 
+    def distributed_is_primary(self) -> bool:
+        """Whether the all-reduce gets time set aside: across GPUs, or on a machine without one.
+
+        On a single-GPU machine it falls back to gloo on the CPU, which says nothing about the GPU: it runs in
+        the time the GPU workloads leave, and is skipped (with the reason) when that is too short.
+        """
+        record = self.doc.get("allreduce") or {}
+        return record.get("device_kind") != "cpu" or not any(d.accelerator for d in self.devices)
+
     # -- running
 
-    def execute(self, tasks: Sequence[engine.Task]) -> None:
+    def execute(self, planned: Sequence[engine.Task]) -> None:
         clock = self.run.clock
+        # The accelerators' workloads first (they are what the run is for, as in the TensorFlow smoke), then the
+        # CPU baseline, capped, then the distributed part; the JSON keeps the contract's order.
+        tasks = sorted(planned, key=lambda t: 2 if t.stage == "allreduce" else int(t.record.get("device") == "cpu"))
         has_dist = any(task.stage == "allreduce" for task in tasks)
-        reserve = self.distributed_reserve() if has_dist else 0.0
+        reserved = has_dist and self.distributed_is_primary()
+        reserve = self.distributed_reserve() if reserved else 0.0
         self.soft_deadline = soft_deadline = clock.deadline - reserve - 0.3
-        counts: dict[str, int] = {}
-        for task in tasks:
-            counts[task.stage] = counts.get(task.stage, 0) + 1
-        caps = helpers.stage_caps(soft_deadline - time.perf_counter(), counts)
+        position = {id(task): index for index, task in enumerate(tasks)}
+        cpu_caps = self.params["cpu_cap_s"]
+
+        def weight(task: engine.Task) -> float:
+            if task.stage == "allreduce" and reserved:
+                return 0.0  # its time is the reserve, after the soft deadline
+            return PHASE_WEIGHTS.get(task.stage, 1.0)
 
         def window(task: engine.Task) -> tuple[float, float]:
             if task.stage == "allreduce":
                 # Room to kill the ranks and print the JSON within the budget; the ranks must import torch.
-                return clock.deadline - 0.5, float(self.doc.get("import_s") or 3.0)
-            stop_at = min(soft_deadline, time.perf_counter() + caps.get(task.stage, 0.0))
-            return stop_at, TASK_MIN_S.get(task.stage, 0.2)
+                needed = float(self.doc.get("import_s") or 3.0)
+                # Not reserved (a CPU fallback beside one GPU): it starts only with time for the ranks' import and
+                # a moment of work, so that it measures something rather than only starting.
+                return clock.deadline - 0.5, needed if reserved else needed + 1.0
+            now = time.perf_counter()
+            rest = sum(weight(t) for t in tasks[position[id(task)] :] if not t.record.get("skipped"))
+            share = (soft_deadline - now) * weight(task) / rest if rest else 0.0
+            if task.record.get("device") == "cpu":
+                share = min(share, cpu_caps.get(task.stage, share))
+            return min(soft_deadline, now + share), TASK_MIN_S.get(task.stage, 0.2)
 
         def release(task: engine.Task) -> None:
             named = (task.record.get("device"), task.record.get("src"), task.record.get("dst"))

@@ -152,6 +152,59 @@ def system_summary_parts(machine: MachineSummary) -> list[str]:
     return parts
 
 
+# The header's own keys (the GPU list, driver, OS, kernel, Python, timing): every renderer shows them itself.
+MACHINE_HEADLINE_KEYS = frozenset(
+    {"os", "kernel", "gpus", "driver_version", "cuda_driver_max", "python", "collect_duration_s"}
+)
+# facts_seen key -> what it lists, in the order the report names them.
+_FACTS_SEEN_LABELS = {
+    "gpu_names": "GPU names",
+    "driver_versions": "driver",
+    "cuda_driver_versions": "CUDA the driver supports",
+    "cuda_runtime_versions": "CUDA runtime",
+    "torch_versions": "PyTorch",
+    "torch_cuda_versions": "PyTorch's CUDA",
+    "tensorflow_versions": "TensorFlow",
+    "cudnn_versions": "cuDNN",
+}
+
+
+def machine_detail_lines(machine: MachineSummary) -> list[tuple[str, str]]:
+    """(label, text) for what the machine summary holds beyond the header's own keys, in words: nothing for a
+    value that is unset (``null`` says only "not collected"), and what is missing with its reason where the
+    summary states one.  Keys a newer gpudoctor (or a hand-edited report) adds are shown, labelled from
+    their name, rather than dropped."""
+    details: list[tuple[str, str]] = []
+    if machine.get("gpus_known") is False:
+        details.append(("GPUs", GPUS_NOT_KNOWN))
+    if "gpus_on_bus" in machine:
+        on_bus = machine.get("gpus_on_bus")
+        text = str(on_bus) if on_bus is not None else "not known (the PCI bus was not read)"
+        details.append(("NVIDIA GPUs on the PCI bus", text))
+    if machine.get("container"):
+        details.append(("Container", str(machine["container"])))
+    wsl = machine.get("wsl")
+    if wsl is not None and wsl is not False:
+        details.append(("WSL", f"version {wsl}" if isinstance(wsl, (int, str)) and str(wsl).isdigit() else "yes"))
+    seen = machine.get("facts_seen")
+    if isinstance(seen, dict):
+        stated = [
+            f"{label} {', '.join(str(v) for v in values)}"
+            for key, label in _FACTS_SEEN_LABELS.items()
+            if isinstance(values := seen.get(key), list) and values
+        ]
+        details.append(("The evidence states", "; ".join(stated) if stated else "no GPU name or version"))
+    if machine.get("error"):
+        details.append(("Machine summary incomplete", str(machine["error"])))
+    known = MACHINE_HEADLINE_KEYS | {"gpus_known", "gpus_on_bus", "container", "wsl", "facts_seen", "error"}
+    for key, value in dict(machine).items():
+        if key in known or value is None:
+            continue
+        label = str(key).replace("_", " ").capitalize()
+        details.append((label, value if isinstance(value, str) else compact_json(value)))
+    return details
+
+
 def next_step_headline(step: NextStep) -> str:
     """'Reseat the card ... (TOPO001)': the fix to do first and the check that asks for it."""
     return f"{step.fix.summary} ({step.code})"

@@ -20,6 +20,7 @@ from gpudoctor.evidence.redact import strip_url_credentials
 from gpudoctor.render.common import (
     NEEDS_ROOT,
     consequences_by_root,
+    machine_detail_lines,
     next_step_headline,
     printable,
     source_description,
@@ -103,38 +104,29 @@ def _machine_section(machine: MachineSummary) -> list[str]:
     if not machine:
         return []
     lines = ["## Machine", ""]
-    shown = set()
     for label, text in (("OS", machine.get("os")), ("Kernel", machine.get("kernel"))):
         if text:
             lines.append(f"- **{label}:** {_inline(text)}")
-    shown |= {"os", "kernel"}
     if machine.get("driver_version") or machine.get("cuda_driver_max"):
         driver = str(machine.get("driver_version") or "unknown")
         if machine.get("cuda_driver_max"):
             driver += f" (supports CUDA up to {machine['cuda_driver_max']})"
         lines.append(f"- **NVIDIA driver:** {_inline(driver)}")
-    shown |= {"driver_version", "cuda_driver_max"}
     if isinstance(machine.get("gpus"), list):
         gpus = machine["gpus"]
         lines.append(f"- **GPUs:** {len(gpus)}")
         for gpu in gpus:
             lines.append(f"  - {_inline(_gpu_line(gpu))}")
-    shown.add("gpus")
     python = machine.get("python")
     if isinstance(python, dict) and python.get("executable"):
         version = f"Python {python['version']} " if python.get("version") else ""
         how = f" ({python['how']})" if python.get("how") else ""
         lines.append(f"- **Frameworks probed in:** {_inline(version + 'at ' + str(python['executable']) + how)}")
-    shown.add("python")
     if isinstance(machine.get("collect_duration_s"), (int, float)):
         lines.append(f"- **Evidence collected in:** {machine['collect_duration_s']:.2f} s")
-    shown.add("collect_duration_s")
-    # Whatever else the collector put there, shown rather than dropped.
-    extra: dict[str, object] = dict(machine)
-    for key, value in extra.items():
-        if key not in shown:
-            shown_value = value if isinstance(value, str) else json.dumps(value, default=str)
-            lines.append(f"- **{_inline(key)}:** {_inline(shown_value)}")
+    # Whatever else the summary holds, in words (never a raw key or a JSON null).
+    for label, text in machine_detail_lines(machine):
+        lines.append(f"- **{_inline(label)}:** {_inline(text)}")
     return lines + [""]
 
 

@@ -25,6 +25,14 @@ _STAGE_WORDS = {
 }
 
 
+def count_text(event: dict[str, Any]) -> str:
+    """ "3/12" once the probe has planned its workloads; nothing before (importing, finding devices)."""
+    done, total = event.get("done"), event.get("total")
+    if isinstance(total, int) and not isinstance(total, bool) and isinstance(done, int) and not isinstance(done, bool):
+        return f"{done}/{total}"
+    return ""
+
+
 def describe(event: dict[str, Any]) -> str:
     stage = str(event.get("stage") or "")
     detail = str(event.get("detail") or "")
@@ -47,16 +55,22 @@ def smoke_progress(enabled: bool, stream: Any = None) -> Iterator[ProgressCallba
         SpinnerColumn(),
         TextColumn("[bold]smoke[/bold] {task.description}"),
         BarColumn(),
-        TextColumn("{task.completed}/{task.total}"),
+        TextColumn("{task.fields[count]}"),
         TimeElapsedColumn(),
         console=console,
         transient=True,
     ) as progress:
-        task = progress.add_task("starting", total=None)
+        task = progress.add_task("starting", total=None, count="")
 
         def update(event: dict[str, Any]) -> None:
             total = event.get("total") if isinstance(event.get("total"), int) else None
             done = event.get("done") if isinstance(event.get("done"), int) else None
-            progress.update(task, description=describe(event), total=total, completed=done if done is not None else 0)
+            progress.update(
+                task,
+                description=describe(event),
+                total=total,
+                completed=done if done is not None else 0,
+                count=count_text(event),
+            )
 
         yield update

@@ -34,20 +34,40 @@ def _outcome(result: Any) -> str:
     return ""
 
 
+def _spread(value: Any) -> str:
+    return "-" if value is None else f"±{value * 100:.1f}%"
+
+
+def _reps(result: Any) -> str:
+    """ "12 (+3)": timed samples, and the warm-up samples before them."""
+    repeats, warmup = getattr(result, "repeats", None), getattr(result, "warmup", None)
+    if repeats is None:
+        return "-"
+    return f"{repeats} (+{warmup})" if warmup else str(repeats)
+
+
+def _device_name(device: Any) -> str:
+    name = device.name or device.id
+    if device.kind == "cpu" and device.threads:
+        name += f" ({device.threads} thread{'s' if device.threads != 1 else ''})"
+    return str(name)
+
+
 def render_smoke_table(smoke: Any) -> str:
     """Matmul, CNN step, bandwidth, peer-to-peer and all-reduce numbers, one table each."""
     if smoke is None or smoke.run.status == "not_collected":
         return ""
-    names = {d.id: (d.name or d.id) for d in smoke.devices}
+    names = {d.id: _device_name(d) for d in smoke.devices}
+    framework = " ".join(part for part in (smoke.framework or "?", smoke.framework_version) if part)
     head = [
-        f"Smoke test ({smoke.framework or '?'} {smoke.framework_version or ''}, {smoke.mode or '?'} mode, "
+        f"Smoke test ({framework}, {smoke.mode or '?'} mode, "
         f"{_number(smoke.elapsed_s, 1)} s" + (f", stopped by {smoke.stopped_by}" if smoke.stopped_by else "") + ")",
         "",
     ]
     lines = list(head)
     lines += _table(
         "Matmul",
-        ["device", "dtype", "n", "TFLOP/s", "ms/op", "note"],
+        ["device", "dtype", "n", "TFLOP/s", "ms/op", "spread", "reps (+warm-up)", "note"],
         [
             [
                 names.get(r.device, r.device),
@@ -55,6 +75,8 @@ def render_smoke_table(smoke: Any) -> str:
                 _number(r.n),
                 _number(r.tflops, 3),
                 _number(r.seconds * 1000 if r.seconds is not None else None),
+                _spread(r.spread),
+                _reps(r),
                 _outcome(r),
             ]
             for r in smoke.matmul
@@ -62,7 +84,7 @@ def render_smoke_table(smoke: Any) -> str:
     )
     lines += _table(
         "CNN training step",
-        ["device", "precision", "batch", "steps/s", "ms/step", "loss", "note"],
+        ["device", "precision", "batch", "steps/s", "ms/step", "spread", "reps (+warm-up)", "loss", "note"],
         [
             [
                 names.get(r.device, r.device),
@@ -70,6 +92,8 @@ def render_smoke_table(smoke: Any) -> str:
                 _number(r.batch),
                 _number(r.steps_per_s, 1),
                 _number(r.seconds_per_step * 1000 if r.seconds_per_step is not None else None),
+                _spread(r.spread),
+                _reps(r),
                 f"{_number(r.loss_first)} → {_number(r.loss_last)}" if r.loss_first is not None else "-",
                 _outcome(r),
             ]
@@ -78,9 +102,9 @@ def render_smoke_table(smoke: Any) -> str:
     )
     lines += _table(
         "Bandwidth",
-        ["device", "direction", "memory", "GB/s", "note"],
+        ["device", "direction", "memory", "GB/s", "spread", "note"],
         [
-            [names.get(r.device, r.device), r.direction, r.memory, _number(r.gbps, 1), _outcome(r)]
+            [names.get(r.device, r.device), r.direction, r.memory, _number(r.gbps, 1), _spread(r.spread), _outcome(r)]
             for r in smoke.bandwidth
         ],
     )
@@ -111,5 +135,8 @@ def render_smoke_table(smoke: Any) -> str:
         )
     if len(lines) == len(head):
         lines.append("  (no workload finished)")
+        lines.append("")
+    elif any(r.spread is not None for r in (*smoke.matmul, *smoke.cnn, *smoke.bandwidth)):
+        lines.append("Figures are medians of the timed samples; spread: (p75 - p25) / median of those samples.")
         lines.append("")
     return "\n".join(lines) + "\n"

@@ -22,6 +22,7 @@ from gpudoctor.render.common import (
     QUOTE_LINES,
     compact_json,
     consequences_by_root,
+    machine_detail_lines,
     machine_summary_parts,
     next_step_headline,
     printable,
@@ -180,14 +181,12 @@ def _header(report: Report, *, verbose: bool) -> list[Line]:
         duration = machine.get("collect_duration_s")
         if isinstance(duration, (int, float)):
             lines.append([(f"Evidence collected in {duration:.2f}s", "dim")])
-        shown = {"gpus", "driver_version", "cuda_driver_max", "os", "kernel", "collect_duration_s"}
         for gpu in machine.get("gpus") or []:
             if isinstance(gpu, dict):
                 lines.append([(f"  GPU {_gpu_detail(gpu)}", "dim")])
-        extra: dict[str, object] = dict(machine)
-        for key, value in extra.items():
-            if key not in shown:
-                lines.append([(f"  {key}: {compact_json(value)}", "dim")])
+        # The Python the frameworks were probed in is on the System line already.
+        for label, text in machine_detail_lines(machine):
+            lines.append([(f"  {label}: {text}", "dim")])
     return lines
 
 

@@ -11,6 +11,15 @@ from typing import Any
 
 # Sources added here, for data verified outside the reference.
 EXTRA_SOURCES: dict[str, dict[str, Any]] = {
+    "P_PYPI": {
+        "title": (
+            "PyPI JSON API (https://pypi.org/pypi/torch/json, /tensorflow/json, /nvidia-cudnn-cu13/json), read "
+            "2026-11-25: each version's files and upload times, requires_python, and the newest torch wheel's "
+            "requires_dist pins (the CUDA toolkit, cuDNN and NCCL its Linux wheels install)"
+        ),
+        "url": "https://pypi.org/pypi/torch/json",
+        "secondary": False,
+    },
     "P_WINWHL": {
         "title": (
             "Secondary: download.pytorch.org win_amd64 wheel URLs (torch-X.Y.Z+cuXYZ-cpNN-cpNN-win_amd64.whl) named "

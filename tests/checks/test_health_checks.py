@@ -43,7 +43,7 @@ def test_gpu_fallen_off_the_bus_in_the_kernel_log_is_a_problem_even_when_nvml_an
 def test_healthy_real_capture_answers():
     evidence = make_evidence(nvidia_smi_q_x_xml=fixture_text("A/datakit-8x-tesla-v100s-pcie-460.73.01-v11.txt"))
     result = judge(health.gpu_answers, evidence)
-    assert result.status is Status.OK and result.summary == "8 GPU(s) answer"
+    assert result.status is Status.OK and result.summary == "8 GPUs answer"
 
 
 # --- HEALTH002: persistence ---------------------------------------------------------------------------------------------
@@ -53,7 +53,7 @@ def test_persistence_off_on_real_datacenter_gpus_is_a_warning_with_the_daemon_fi
     evidence = make_evidence(nvidia_smi_q_x_xml=fixture_text("A/datakit-8x-tesla-v100s-pcie-460.73.01-v11.txt"))
     result = judge(health.persistence, evidence)
     assert result.status is Status.WARNING
-    assert result.summary.startswith("persistence mode off on 8 datacenter GPU(s)")
+    assert result.summary.startswith("persistence mode off on 8 datacenter GPUs")
     assert result.findings[0].fix.commands[0] == "sudo systemctl enable --now nvidia-persistenced"
 
 
@@ -71,7 +71,7 @@ def test_a100_with_an_uncorrectable_error_and_a_pending_remap():
     evidence = make_evidence(nvml_json=nvml_records.a100_pending_row_remap())
     ecc = judge(health.ecc, evidence)
     assert ecc.status is Status.PROBLEM
-    assert "1 uncorrectable ECC error(s) since the driver loaded" in ecc.summary
+    assert "1 uncorrectable ECC error since the driver loaded" in ecc.summary
     memory = judge(health.memory_repairs, evidence)
     assert memory.status is Status.PROBLEM
     assert any("row remap is pending" in m for m in messages(memory, Severity.PROBLEM))

@@ -88,6 +88,8 @@ def test_cpu_only_machine_is_a_baseline_not_a_failure():
     assert f"{cpu_fp32:.2f} TFLOP/s fp32 matmul" in outcome.summary or f"{cpu_fp32:.1f} TFLOP/s" in outcome.summary
     assert "no GPU on this machine" in outcome.summary
     assert outcome.data["cpu_matmul_tflops"] == cpu_fp32
+    threads = next(d["threads"] for d in record["devices"] if d["id"] == "cpu")
+    assert f"on {threads} thread" in outcome.summary and outcome.data["cpu_threads"] == threads
     for spec in (smoke.matmul_vs_spec, smoke.bandwidth_vs_link, smoke.peer_to_peer):
         assert run(spec, evidence).status is Status.NOT_APPLICABLE
 
@@ -129,7 +131,7 @@ def test_acceleration_confirmed_with_speedups():
     # bf16 733 / CPU fp32 1.9 = 386x; fp32 51.2 / 1.9 = 27x; CNN amp 512 / 12.5 = 41x.
     assert outcome.summary == (
         "Acceleration confirmed on cuda:0 (NVIDIA H100 80GB HBM3): matmul 386× the CPU "
-        "(bf16; fp32 against fp32 27×), CNN step 41× (amp)"
+        "(bf16; fp32 against fp32 27×), CNN step 41× (amp); CPU baseline on 32 threads"
     )
     assert outcome.data["matmul_speedup"] == pytest.approx(385.79, abs=0.01)
     assert outcome.data["cnn_speedup"] == pytest.approx(40.96)

@@ -47,7 +47,7 @@ def test_full_width_links_at_idle_are_ok_and_say_why_the_generation_is_low():
     evidence = make_evidence(nvidia_smi_q_x_xml=fixture_text("A/datakit-8x-tesla-v100s-pcie-460.73.01-v11.txt"))
     result = judge(topology.pcie_links, evidence)
     assert result.status is Status.OK, result.summary
-    assert "8 GPU link(s) at full width" in result.summary
+    assert "8 GPU links at full width" in result.summary
 
 
 def test_sysfs_alone_judges_the_link_without_any_driver():
@@ -82,7 +82,7 @@ def test_two_socket_pcie_machine_warns_about_the_sys_pairs_and_offers_one_socket
     assert result.status is Status.WARNING
     assert "16× SYS" in result.summary and "4× PIX" in result.summary
     [finding] = result.findings
-    assert finding.message.startswith("16 GPU pair(s) cross the CPU sockets")
+    assert finding.message.startswith("16 GPU pairs cross the CPU sockets")
     assert finding.fix.commands == (
         "CUDA_VISIBLE_DEVICES=0,1,2,3 python train.py  # NUMA node 0",
         "CUDA_VISIBLE_DEVICES=4,5,6,7 python train.py  # NUMA node 1",
@@ -157,7 +157,7 @@ def test_v100_with_two_nvlinks_down_is_a_problem_naming_the_links():
 def test_h100_with_all_18_links_up_is_ok():
     evidence = make_evidence(nvidia_smi_nvlink_s_txt=captured("gpuexporter-h100-80gb-hbm3-590.48.01-18-links-up.txt"))
     result = judge(topology.nvlinks, evidence)
-    assert result.status is Status.OK and result.summary == "18 of 18 NVLinks active on 1 GPU(s)"
+    assert result.status is Status.OK and result.summary == "18 of 18 NVLinks active on 1 GPU"
 
 
 def test_card_without_nvlink_is_not_applicable():
@@ -170,7 +170,7 @@ def test_hgx_with_links_down_from_nvml_is_a_problem():
     result = judge(topology.nvlinks, make_evidence(nvml_json=nvml_records.h100_with_one_link_down()))
     assert result.status is Status.PROBLEM
     assert messages(result, Severity.PROBLEM) == ["GPU 3: NVLink(s) 7, 12 down — 16 of 18 active"]
-    assert result.summary == "142 of 144 NVLinks active on 8 GPU(s)"
+    assert result.summary == "142 of 144 NVLinks active on 8 GPUs"
 
 
 def test_sxm_gpus_reaching_each_other_over_pcie_only_is_a_problem():
@@ -189,7 +189,7 @@ def test_topo_matrix_with_nvlink_paths_but_no_link_state_is_ok():
         nvidia_smi_topo_m_txt=fixture_text("B/nchc-nano4-8x-h200-nv18-10nics-slurm-cgroup-cpu-affinity-empty.txt")
     )
     result = judge(topology.nvlinks, evidence)
-    assert result.status is Status.OK and "28 GPU pair(s) (NV18)" in result.summary
+    assert result.status is Status.OK and "28 GPU pairs (NV18)" in result.summary
 
 
 # --- TOPO004: fabric manager ---------------------------------------------------------------------------------------

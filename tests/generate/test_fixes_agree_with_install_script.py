@@ -126,3 +126,45 @@ def test_the_comparison_sees_a_difference() -> None:
     ).text
     fix = _fixes.install_driver(OsRelease(id="ubuntu", version_id="24.04"))
     assert _fix_ops(fix.commands) != _script_ops(script)
+
+
+@pytest.mark.parametrize("token", [t for t in distros.known_distros() if not t.startswith("wsl")])
+def test_a_pascal_gpus_fix_and_script_pin_the_same_legacy_branch(token: str) -> None:
+    # A GTX 1050 (Pascal, compute capability 6.1): its last branch is R580, proprietary modules only. The fix the
+    # checks print and the script both pin that, never the open modules or an unpinned newest branch.
+    distro = distros.DISTROS[token]
+    pascal = ("6.1",)
+    target = MachineTarget(compute_capabilities=pascal, gpu_names=("GeForce GTX 1050",), source="synthetic test")
+    script = generate_install_script(InstallScriptRequest(distro=token, framework=None, target=target)).text
+    fix = _fixes.install_driver(_os_release(distro), pascal)
+    script_ops, fix_ops = _script_ops(script), _fix_ops(fix.commands)
+    assert fix_ops == script_ops
+    installed = {word for op in script_ops if op[0] == "install" for word in op[1:]}
+    assert not any(word.startswith("nvidia-open") for word in installed)
+    if distro.driver_default != "debian":
+        stream = [op for op in script_ops if op[:4] == ("root", "dnf", "module", "enable")]
+        pinned = "cuda-drivers-580" in installed or (stream and stream[0][-1] == "nvidia-driver:580-dkms")
+        assert pinned, script_ops
+
+
+def test_drv001_on_a_pascal_machine_without_a_driver_pins_what_the_script_pins() -> None:
+    # Synthetic machine: lspci shows a GTX 1050, no nvidia module, Ubuntu 24.04. DRV001's fix reads the GPU's
+    # compute capability from the name on the bus (no driver answers yet) and pins R580, proprietary, as the
+    # script generated for the same machine does.
+    from gpudoctor.facts.facts import Facts
+    from gpudoctor.generate.target import target_from_facts
+    from gpudoctor_checks import driver
+    from tests.synthetic.evidence import judge, make_evidence
+
+    evidence = make_evidence(
+        lspci_txt="01:00.0 VGA compatible controller [0300]: NVIDIA Corporation GP107 [GeForce GTX 1050] "
+        "[10de:1c81] (rev a1)\n",
+        os_release='NAME="Ubuntu"\nID=ubuntu\nID_LIKE=debian\nVERSION_ID="24.04"\n',
+        proc_modules_txt="ext4 1 0 - Live 0x0000000000000000\n",
+    )
+    result = judge(driver.kernel_module_loaded, evidence)
+    fix = next(finding.fix for finding in result.findings if finding.fix is not None)
+    assert "sudo apt-get install -y cuda-drivers-580" in fix.commands
+    target = target_from_facts(Facts(evidence))
+    script = generate_install_script(InstallScriptRequest(framework=None, target=target)).text
+    assert _fix_ops(fix.commands) == _script_ops(script)

@@ -4,6 +4,7 @@ and a property test over requests.  GPUDOCTOR_UPDATE_GOLDEN=1 rewrites the golde
 
 from __future__ import annotations
 
+import dataclasses
 import os
 import re
 from pathlib import Path
@@ -26,6 +27,8 @@ _NEW = MachineTarget(
     driver_version="580.95.05", compute_capabilities=("9.0",), gpu_names=("NVIDIA H100 80GB HBM3",), source="synthetic"
 )
 _NONE = MachineTarget(source="synthetic")
+# A Pascal GPU (GTX 1050): the legacy R580 branch, proprietary modules, CUDA 12.x at most.
+_PASCAL = MachineTarget(compute_capabilities=("6.1",), gpu_names=("NVIDIA GeForce GTX 1050",), source="synthetic")
 
 
 def _req(distro: str, kind: str, target: MachineTarget = _NONE) -> InstallScriptRequest:
@@ -33,6 +36,11 @@ def _req(distro: str, kind: str, target: MachineTarget = _NONE) -> InstallScript
         return InstallScriptRequest(distro=distro, framework=None, target=target)
     if kind == "driver-toolkit-cudnn":
         return InstallScriptRequest(distro=distro, cuda_toolkit="12.8", cudnn=True, framework=None, target=target)
+    if kind == "driver-toolkit13-cudnn":
+        return InstallScriptRequest(distro=distro, cuda_toolkit="13.0", cudnn=True, framework=None, target=target)
+    if kind == "driver-in-container":  # made inside a docker container: no driver step, the host's steps instead
+        target = dataclasses.replace(target, container="docker")
+        return InstallScriptRequest(distro=distro, framework=None, target=target)
     if kind == "container":
         return InstallScriptRequest(distro=distro, driver=False, container_toolkit=True, framework=None, target=target)
     if kind.startswith("driver-"):
@@ -49,6 +57,8 @@ MATRIX = [
     ("ubuntu24.04", "driver-toolkit-cudnn", _NONE),
     ("ubuntu24.04", "container", _NEW),
     ("ubuntu24.04", "driver-jax", _NEW),
+    ("ubuntu24.04", "driver-toolkit13-cudnn", _PASCAL),
+    ("ubuntu24.04", "driver-in-container", _NEW),
     ("ubuntu22.04", "driver-tensorflow", _OLD),
     ("ubuntu22.04", "driver-torch", _OLD),
     ("ubuntu20.04", "driver-torch", _OLD),
@@ -61,6 +71,7 @@ MATRIX = [
     ("rhel8", "driver-toolkit-cudnn", _NONE),
     ("rocky9", "driver-tensorflow", _NEW),
     ("rocky8", "driver", _NONE),
+    ("rocky9", "driver-toolkit13-cudnn", _PASCAL),
     ("alma9", "container", _NEW),
     ("amzn2023", "driver-torch", _NONE),
     ("amzn2023", "driver-jax", _NONE),
@@ -185,14 +196,16 @@ def test_driver_floor_follows_the_framework_build() -> None:
     # Driver 535 kept: a CUDA 12.x build; Debian's own driver branch meets its floor.
     text = generate_install_script(_req("debian12", "driver-torch", _OLD)).text
     assert "readonly DRIVER_MIN=525.60.13" in text and "nvidia-driver firmware-misc-nonfree" in text
+    # No floor and no GPU known: NVIDIA's Long Term Support Branch, pinned, open modules.
     text = generate_install_script(_req("ubuntu24.04", "driver", _NONE)).text
-    assert "ubuntu-drivers install" in text and "readonly DRIVER_MIN=''" in text
+    assert "pkg_install nvidia-open-580" in text and "readonly DRIVER_MIN=''" in text
 
 
-def test_pre_turing_gpu_gets_the_proprietary_modules() -> None:
+def test_pre_turing_gpu_gets_the_proprietary_modules_of_its_last_branch() -> None:
     old = MachineTarget(driver_version="535.309.01", compute_capabilities=("6.1",), source="synthetic")
-    assert "pkg_install cuda-drivers" in generate_install_script(_req("ubuntu24.04", "driver-torch", old)).text
-    assert "nvidia-driver:latest-dkms" in generate_install_script(_req("rhel9", "driver-torch", old)).text
+    assert "pkg_install cuda-drivers-580\n" in generate_install_script(_req("ubuntu24.04", "driver-torch", old)).text
+    rhel = generate_install_script(_req("rhel9", "driver-torch", old)).text
+    assert "nvidia-driver:580-dkms" in rhel and "nvidia-driver:latest-dkms" not in rhel
 
 
 def test_pip_index_can_be_overridden() -> None:

@@ -5,6 +5,7 @@ local wheel mirror (the one scripts/setup-framework-venv.sh relies on), never a 
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -46,8 +47,32 @@ def _write(tmp_path: Path, request: InstallScriptRequest) -> Path:
     return path
 
 
+def _in_container(root: str = "") -> bool:
+    """The script's own in_container markers, read under ``root`` ("" is this machine's /)."""
+    if Path(f"{root}/.dockerenv").exists() or Path(f"{root}/run/.containerenv").exists():
+        return True
+    try:
+        cgroup = Path(f"{root}/proc/1/cgroup").read_text()
+    except OSError:
+        return False
+    return re.search(r"/(docker|kubepods|containerd|lxc)", cgroup) is not None
+
+
+def _markers_under(text: str, root: Path) -> str:
+    """The script with its in_container markers read under a stand-in root (a folder standing in for /) instead of
+    this machine's: the rest of the script, and what it executes, is unchanged."""
+    replaced = (
+        text.replace("[ -e /.dockerenv ]", f"[ -e {root}/.dockerenv ]")
+        .replace("[ -e /run/.containerenv ]", f"[ -e {root}/run/.containerenv ]")
+        .replace("/proc/1/cgroup", f"{root}/proc/1/cgroup")
+    )
+    assert replaced.count(str(root)) == 3, "the script's container markers changed: update this test"
+    return replaced
+
+
 @pytest.mark.skipif(not _is_debian12(), reason="needs a Debian 12 machine (the CI container)")
-def test_debian12_dry_run_executes_nothing(tmp_path: Path) -> None:
+@pytest.mark.parametrize("where", ["this machine", "stand-in host", "stand-in container"])
+def test_debian12_dry_run_executes_nothing(tmp_path: Path, where: str) -> None:
     venv = tmp_path / "venv-marker"
     script = _write(
         tmp_path,
@@ -55,6 +80,15 @@ def test_debian12_dry_run_executes_nothing(tmp_path: Path) -> None:
             container_toolkit=True, cuda_toolkit="12.2", cudnn=True, framework_version="2.13", target=_HERE
         ),
     )
+    in_container = _in_container()
+    if where != "this machine":
+        root = tmp_path / "root"
+        (root / "proc" / "1").mkdir(parents=True)
+        (root / "proc" / "1" / "cgroup").write_text("0::/init.scope\n")  # synthetic: a host's systemd
+        in_container = where == "stand-in container"
+        if in_container:
+            (root / ".dockerenv").touch()
+        script.write_text(_markers_under(script.read_text(), root))
     before = sorted(os.listdir("/etc/apt/sources.list.d"))
     done = subprocess.run(
         ["bash", str(script), "--dry-run", "--yes", "--venv", str(venv)], capture_output=True, text=True, timeout=120
@@ -62,17 +96,29 @@ def test_debian12_dry_run_executes_nothing(tmp_path: Path) -> None:
     out = done.stdout
     assert done.returncode == 0, out + done.stderr
     assert "OS: debian 12" in out
+    if in_container:
+        # Inside a container the driver, headers and reboot are the host's: nothing of them is planned.
+        assert "= skip driver: inside a container: no driver, kernel headers or reboot here; on the host:" in out
+        assert "--gpus all" in out
+        assert "reboot needed: no" in out
+        assert "nvidia-driver" not in out and "linux-headers" not in out
     # The driver: user space 535 without a kernel module -> planned (Debian's R535 meets torch cu12x's floor).
-    if shutil.which("nvidia-smi") and not Path("/proc/driver/nvidia/version").exists():
+    elif shutil.which("nvidia-smi") and not Path("/proc/driver/nvidia/version").exists():
         assert "no NVIDIA kernel driver answers" in out
         assert "apt-get install -y nvidia-driver firmware-misc-nonfree" in out
         assert "reboot needed: yes" in out
+        assert "  would:   driver: Debian's nvidia-driver firmware-misc-nonfree" in out
     elif Path("/proc/driver/nvidia/version").exists():
         assert "= skip driver" in out
+    else:  # no NVIDIA user space at all: the driver is planned
+        assert "no NVIDIA driver found: it will be installed" in out
+        assert "apt-get install -y nvidia-driver firmware-misc-nonfree" in out and "reboot needed: yes" in out
     assert "+ curl -fsSL --proto =https" in out and "run verify_key" not in out  # printed, via run
     assert "+ verify_key" in out
     assert f"-m venv {venv}" in out
     assert "dry run: nothing was changed" in out
+    summary = out.split("dry run: nothing was changed", 1)[1]
+    assert "  would:   " in summary and "  done:" not in summary  # planned, not done
     # Nothing ran: the venv was not made, no apt source appeared.
     assert not venv.exists()
     assert sorted(os.listdir("/etc/apt/sources.list.d")) == before

@@ -94,6 +94,11 @@ def test_matmul_fp32_on_the_cpu_has_a_real_rate(quick_run):
     assert fp32["error"] is None and fp32["skipped"] is None
     assert fp32["tflops"] > 0 and fp32["n"] >= 256 and fp32["repeats"] >= 1
     assert fp32["tflops"] == pytest.approx(2 * fp32["n"] ** 3 / fp32["seconds"] / 1e12)
+    # How it was measured: warm-up until stable (or capped), repetitions with their spread, the CPU's threads.
+    threads = quick_run[0].json()["devices"][0]["threads"]
+    assert fp32["warmup"] >= 1 and fp32["repeats"] >= 3 and fp32["spread"] >= 0 and fp32["ops_per_sample"] >= 1
+    assert fp32["ended_by"] in ("target", "max", "time") and fp32["threads"] == threads
+    assert 0 < fp32["cpu_share"] <= 1
     # tf32 and fp16 are not CPU dtypes: listed, with the reason
     assert "TF32" in matmul[("cpu", "tf32")]["skipped"] and matmul[("cpu", "tf32")]["tflops"] is None
     assert matmul[("cpu", "fp16")]["skipped"]
@@ -111,6 +116,8 @@ def test_cnn_trains_in_fp32_and_mixed_precision_on_the_cpu(quick_run):
         assert record["steps_per_s"] == pytest.approx(1 / record["seconds_per_step"])
         assert record["loss_decreased"] is True and record["loss_last"] < record["loss_first"]
         assert 1.5 < record["loss_first"] < 3.5  # cross-entropy of 10 classes starts near ln 10 = 2.30
+        assert record["repeats"] >= 3 and record["warmup"] >= 1 and record["spread"] >= 0
+        assert record["steps"] >= record["repeats"] + record["warmup"]  # every step counted, warm-up too
 
 
 def test_no_bandwidth_or_p2p_on_a_cpu_only_machine(quick_run):

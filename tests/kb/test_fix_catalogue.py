@@ -7,6 +7,7 @@ import pytest
 
 from gpudoctor.kb import fix_catalogue as F
 from gpudoctor.kb.distros import DISTROS
+from gpudoctor.kb.driver_branches import driver_needs
 
 
 @pytest.mark.parametrize("token", sorted(DISTROS))
@@ -25,16 +26,19 @@ def test_default_route_per_distro(token: str) -> None:
 
 def test_a_floor_above_debians_branch_takes_nvidias_repository() -> None:
     debian = DISTROS["debian12"]
-    assert F.driver_route(debian, 535).route == "debian"
-    newer = F.driver_route(debian, 580)
-    assert newer.route == "nvidia-apt" and F.uses_nvidia_repository(newer) and newer.packages == ("nvidia-open",)
-    assert F.driver_route(DISTROS["ubuntu24.04"], 580).route == "nvidia-apt"
+    assert F.driver_route(debian, driver_needs((), "535")).route == "debian"
+    newer = F.driver_route(debian, driver_needs((), "580"))
+    assert newer.route == "nvidia-apt" and F.uses_nvidia_repository(newer) and newer.packages == ("nvidia-open-580",)
+    assert F.driver_route(DISTROS["ubuntu24.04"], driver_needs((), "580")).route == "nvidia-apt"
 
 
-def test_pre_turing_gets_the_proprietary_stream() -> None:
-    route = F.driver_route(DISTROS["rocky9"], pre_turing=True)
-    assert route.stream == "latest-dkms" and route.packages == ("cuda-drivers",)
-    assert F.driver_route(DISTROS["rocky9"]).stream == "open-dkms"
+def test_pre_turing_gets_the_proprietary_stream_pinned_to_its_last_branch() -> None:
+    pascal = driver_needs(("6.1",))  # a GTX 1050: Pascal's last branch is R580, proprietary modules only
+    route = F.driver_route(DISTROS["rocky9"], pascal)
+    assert route.stream == "580-dkms" and route.packages == ("cuda-drivers",)
+    assert F.driver_route(DISTROS["ubuntu24.04"], pascal).packages == ("cuda-drivers-580",)
+    no_gpu = F.driver_route(DISTROS["rocky9"])  # none known: a Turing or newer GPU, the open modules, LTS pinned
+    assert no_gpu.stream == "580-open" and no_gpu.packages == ("nvidia-open",)
 
 
 @pytest.mark.parametrize(

@@ -10,9 +10,9 @@ from hypothesis import strategies as st
 
 from gpudoctor.kb import docker_images
 from gpudoctor.kb.describe import render_kb_text
+from gpudoctor.kb.docker_choice import choose_cuda_image
 from gpudoctor.kb.docker_images import (
     CudaImage,
-    choose_cuda_image,
     image_tag,
     is_published,
     os_tokens,

@@ -101,8 +101,9 @@ def test_torch_releases_newest_first_and_confirmed_only():
     releases = kb.torch_releases()
     versions = [tuple(int(x) for x in r.torch.split(".")) for r in releases]
     assert versions == sorted(versions, reverse=True)
-    assert releases[0].torch == "2.14"
-    assert "2.15" not in {r.torch for r in releases}  # announced, not confirmed
+    # 2.15 is released (PyPI, 2026-10-28): confirmed with only the build PyPI's metadata shows (issue 17).
+    assert releases[0].torch == "2.15" and [v.variant for v in releases[0].variants] == ["cu132"]
+    assert releases[1].torch == "2.14"
     assert all(r.variants and r.sources for r in releases)
 
 
@@ -114,7 +115,8 @@ def test_torch_releases_newest_first_and_confirmed_only():
         ("2.14.1", "2.14"),
         ("1.13.1+cu117", "1.13"),
         ("2.4.0a0+git1234", "2.4"),
-        ("2.15.0", None),
+        ("2.15.0", "2.15"),
+        ("2.16.0", None),
         ("9.9", None),
         ("", None),
         ("torch", None),

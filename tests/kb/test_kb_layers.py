@@ -9,7 +9,7 @@ import sys
 import pytest
 
 from gpudoctor.errors import InputError, UsageError
-from gpudoctor.kb.docker_images import choose_cuda_image
+from gpudoctor.kb.docker_choice import choose_cuda_image
 from gpudoctor.kb.errors import KnowledgeError, KnowledgeRefused
 
 _MODULES = (
@@ -26,9 +26,9 @@ def test_importing_the_kb_loads_no_generator_and_no_cli() -> None:
     code = (
         "import importlib, sys\n"
         f"for name in {_MODULES!r}: importlib.import_module(name)\n"
-        "from gpudoctor.kb import describe, docker_images\n"
+        "from gpudoctor.kb import describe, docker_choice\n"
         "describe.render_kb_text(topic='docker')\n"
-        "try:\n    docker_images.choose_cuda_image(driver_version='440.33.01', cuda=None)\nexcept Exception:\n    pass\n"
+        "try:\n    docker_choice.choose_cuda_image(driver_version='440.33.01', cuda=None)\nexcept Exception:\n    pass\n"
         "bad = sorted(m for m in sys.modules if m.startswith(('gpudoctor.generate', 'gpudoctor.cli', "
         "'gpudoctor.app', 'gpudoctor.commands')))\n"
         "print(bad)\n"

@@ -7,7 +7,23 @@ import re
 from typing import Any
 
 from kbtools.common import merge, split_keys
+from kbtools.refresh.pypi import SOURCE_KEY, TORCH_ON_PYPI, newest_words
 from kbtools.sources import collect_sources, flag_secondary, header
+
+
+def _with_pypi_pins(pins: object) -> object:
+    """The reference's torch -> cuDNN pins, plus the releases PyPI confirmed after it (their wheels' own pin)."""
+    if not isinstance(pins, str):
+        return pins
+    extra = "; ".join(
+        f"{release} ({row['variant']['variant']}, the PyPI build): {row['variant']['cudnn']} ({SOURCE_KEY})"
+        for release, row in sorted(TORCH_ON_PYPI.items())
+        if f"{release} (" not in pins
+    )
+    if not extra:
+        return pins
+    head, sep, tail = pins.partition(" Source:")
+    return f"{head.rstrip('.')}; {extra}.{sep}{tail}" if sep else f"{pins}; {extra}"
 
 
 def build_cudnn(reference: dict[str, Any]) -> dict[str, Any]:
@@ -56,13 +72,17 @@ def build_cudnn(reference: dict[str, Any]) -> dict[str, Any]:
             ]
         majors.append(row)
     majors.sort(key=lambda row: row["major"] or 0, reverse=True)
-    sources = collect_sources(reference, used)
+    sources = collect_sources(reference, merge(used, [SOURCE_KEY]))
     for row in majors:
         flag_secondary(row, sources)
     return {
-        **header(reference, "table4_cudnn", str(table.get("as_of"))),
+        **header(
+            reference,
+            "table4_cudnn",
+            f"{table.get('as_of')} {newest_words('nvidia-cudnn-cu13', 'nvidia-cudnn-cu12')}",
+        ),
         "compat_rules": table.get("compat_rules"),
-        "pytorch_pins": table.get("pytorch_pins"),
+        "pytorch_pins": _with_pypi_pins(table.get("pytorch_pins")),
         "sources": sources,
         "majors": majors,
     }

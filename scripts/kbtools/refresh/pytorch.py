@@ -10,6 +10,7 @@ from typing import Any
 from gpudoctor.kb.python_versions import parse_python_range
 from gpudoctor.kb.versions import parse_cuda_version
 from kbtools.common import merge, release_key, split_keys
+from kbtools.refresh.pypi import confirmed_row, drop_unconfirmed_words
 from kbtools.sources import collect_sources, flag_secondary, header
 
 # (torch release, variant) pairs with a Windows wheel seen on download.pytorch.org (source P_WINWHL).
@@ -88,6 +89,42 @@ def _aarch64_list(table: dict[str, Any], variant: str, release: str) -> list[str
     return arch_list(text)
 
 
+def _pypi_release(confirmed: dict[str, Any], reference_sources: list[str]) -> dict[str, Any]:
+    """A release row for a release PyPI confirms: its one known variant, nothing else claimed."""
+    python_min, python_max, python_note = parse_python_range(confirmed["python"])
+    known = confirmed["variant"]
+    variant = {
+        "variant": known["variant"],
+        "cuda": known["cuda"],
+        "cuda_full": known["cuda_full"],
+        "cudnn": known["cudnn"],
+        "arch_list_linux_x86_64": None,
+        "arch_sources": [],
+        "arch_list_linux_aarch64": None,
+        "aarch64_arch_sources": [],
+        "arch_list_windows": None,
+        "windows_arch_sources": [],
+        "windows": None,
+        "windows_note": None,
+        "windows_sources": [],
+        "note": known["note"],
+        "sources": list(confirmed["sources"]),
+    }
+    return {
+        "torch": confirmed["torch"],
+        "python": confirmed["python"],
+        "python_min": python_min,
+        "python_max": python_max,
+        "python_note": python_note,
+        "default_pypi_linux_x86_64": confirmed["default_pypi_linux_x86_64"],
+        # gpudoctor.kb: known when installed, not offered as an install target until its index is read.
+        "index_verified": False,
+        "note": confirmed["note"],
+        "sources": merge(list(confirmed["sources"]), reference_sources),
+        "variants": [variant],
+    }
+
+
 def build_pytorch(reference: dict[str, Any]) -> dict[str, Any]:
     table = reference["table2_pytorch"]
     windows_table = table.get("windows_arch_lists_recent", {})
@@ -103,7 +140,12 @@ def build_pytorch(reference: dict[str, Any]) -> dict[str, Any]:
         release_sources = split_keys(raw.get("source"))
         used = merge(used, release_sources)
         if not raw.get("variants") or raw.get("python") is None:
-            unconfirmed.append({"torch": torch, "note": raw.get("note"), "sources": release_sources})
+            confirmed = confirmed_row(torch, raw.get("note"))
+            if confirmed is None:
+                unconfirmed.append({"torch": torch, "note": raw.get("note"), "sources": release_sources})
+                continue
+            releases.append(_pypi_release(confirmed, release_sources))
+            used = merge(used, confirmed["sources"])
             continue
         python_min, python_max, python_note = parse_python_range(raw.get("python"))
         variants = []
@@ -185,6 +227,7 @@ def build_pytorch(reference: dict[str, Any]) -> dict[str, Any]:
         releases.append(row)
 
     releases.sort(key=lambda row: release_key(row["torch"]), reverse=True)
+    pypi_confirmed = [row["torch"] for row in releases if "P_PYPI" in row["sources"]]
     pattern = dict(table.get("index_url_pattern", {}))
     pattern_sources = split_keys(pattern.pop("source", None))
     used = merge(used, pattern_sources)
@@ -200,7 +243,9 @@ def build_pytorch(reference: dict[str, Any]) -> dict[str, Any]:
             reference,
             "table2_pytorch",
             (
-                f"{table.get('as_of')} Windows wheels: which release x variant has one is from the reference where "
+                f"{drop_unconfirmed_words(str(table.get('as_of')), pypi_confirmed)}"
+                + "".join(f" torch {r}: released, its PyPI default build from PyPI (P_PYPI)." for r in pypi_confirmed)
+                + " Windows wheels: which release x variant has one is from the reference where "
                 "it says, else from wheel URLs seen (P_WINWHL); Windows arch lists only for "
                 f"{', '.join(WINDOWS_ARCH_RELEASES)} (P_WIN); Linux aarch64 arch lists from 2.10 on."
             ),
@@ -212,6 +257,8 @@ def build_pytorch(reference: dict[str, Any]) -> dict[str, Any]:
             "it does not, or where its sources disagree).",
             "windows: true = a Windows (win_amd64) wheel exists on download.pytorch.org/whl/<variant>, false = "
             "none, null = not verified.",
+            "index_verified: false = a release confirmed from PyPI only (P_PYPI): its download.pytorch.org "
+            "variants were not read, so gpudoctor knows it when installed but does not choose it to install.",
         ],
         "index_url_pattern": dict(pattern, sources=pattern_sources),
         "cubin_compat_rules": table.get("cubin_compat_rules"),

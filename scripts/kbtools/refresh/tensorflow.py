@@ -8,6 +8,7 @@ from typing import Any
 from gpudoctor.kb.python_versions import parse_python_range
 from gpudoctor.kb.versions import parse_driver_version
 from kbtools.common import merge, release_key, split_keys
+from kbtools.refresh.pypi import SOURCE_KEY, newest_words
 from kbtools.sources import collect_sources, flag_secondary, header
 
 
@@ -46,12 +47,12 @@ def build_tensorflow(reference: dict[str, Any]) -> dict[str, Any]:
         )
     releases.sort(key=lambda row: release_key(str(row["version"])), reverse=True)
     and_cuda_sources = split_keys(table.get("and_cuda_source"))
-    used = merge(used, and_cuda_sources, split_keys(table.get("source")))
+    used = merge(used, and_cuda_sources, split_keys(table.get("source")), [SOURCE_KEY])
     sources = collect_sources(reference, used)
     for row in releases:
         flag_secondary(row, sources)
     return {
-        **header(reference, "table3_tensorflow", str(table.get("as_of"))),
+        **header(reference, "table3_tensorflow", f"{table.get('as_of')} {newest_words('tensorflow')}"),
         "notes": [
             "cuda / cudnn: the tested build configuration. linux_driver_min: the CUDA release notes' driver for "
             "that CUDA (full support); linux_driver_mvc_floor: the least driver that runs that CUDA major through "

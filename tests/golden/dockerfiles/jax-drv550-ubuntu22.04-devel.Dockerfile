@@ -1,6 +1,6 @@
 # syntax=docker/dockerfile:1
 # A jax on NVIDIA GPUs image, written by gpudoctor 0.1.0 from its knowledge base (as of 2026-11-22).
-# Regenerate: gpudoctor dockerfile --for-driver 550.54.15 --framework jax --flavor devel --os ubuntu22.04
+# Regenerate: gpudoctor dockerfile --for-driver 550.54.15 --framework jax --flavor devel --os ubuntu22.04 --preflight wheel -o Dockerfile
 # Build: docker build -t my-image .    Run: docker run --rm --gpus all my-image
 #
 # What was chosen and why:
@@ -18,6 +18,8 @@
 #     in that range for the newer release.
 # - python: 3.10 (ubuntu22.04's python3)
 #     the base OS's own python3
+# - gpudoctor: gpudoctor-0.1.0-py3-none-any.whl (COPY)
+#     the wheel 'gpudoctor dockerfile -o FILE' writes next to FILE: keep it in the build context
 # - default command: gpudoctor check --require-gpu --format text
 #     a preflight: exit 0 only when the container sees a usable GPU (run with --gpus all)
 FROM nvidia/cuda:12.4.1-devel-ubuntu22.04
@@ -46,10 +48,15 @@ RUN --mount=type=cache,target=/var/cache/apt,sharing=locked \
     && groupadd --gid 10001 gpu \
     && useradd --uid 10001 --gid 10001 --create-home --shell /bin/bash gpu
 
-# The framework build, then gpudoctor itself: the default command below is its check.
+# The framework build.
 RUN --mount=type=cache,target=/root/.cache/pip \
-    pip install 'jax[cuda12]==0.6.2' \
-    && pip install gpudoctor==0.1.0
+    pip install 'jax[cuda12]==0.6.2'
+
+# gpudoctor, whose check is the default command below, from the wheel 'gpudoctor dockerfile -o FILE'
+# wrote next to FILE: keep it in the build context.
+COPY gpudoctor-0.1.0-py3-none-any.whl /tmp/gpudoctor-0.1.0-py3-none-any.whl
+RUN --mount=type=cache,target=/root/.cache/pip \
+    pip install /tmp/gpudoctor-0.1.0-py3-none-any.whl
 
 USER 10001:10001
 WORKDIR /home/gpu

@@ -1,6 +1,6 @@
 # syntax=docker/dockerfile:1
 # A tensorflow (CPU only) image, written by gpudoctor 0.1.0 from its knowledge base (as of 2026-11-22).
-# Regenerate: gpudoctor dockerfile --framework tensorflow --cpu --python 3.12
+# Regenerate: gpudoctor dockerfile --framework tensorflow --cpu --python 3.12 --preflight wheel -o Dockerfile
 # Build: docker build -t my-image .    Run: docker run --rm my-image
 #
 # What was chosen and why:
@@ -11,6 +11,8 @@
 #     CUDA libraries are installed (the [and-cuda] extra is what adds them)
 # - python: 3.12 (the image's own)
 #     the python image's interpreter, in a venv
+# - gpudoctor: gpudoctor-0.1.0-py3-none-any.whl (COPY)
+#     the wheel 'gpudoctor dockerfile -o FILE' writes next to FILE: keep it in the build context
 # - default command: gpudoctor check --format text
 #     reports what the container sees (no GPU is expected in a CPU image)
 FROM python:3.12-slim-bookworm
@@ -26,10 +28,15 @@ RUN python -m venv /opt/venv \
     && groupadd --gid 10001 gpu \
     && useradd --uid 10001 --gid 10001 --create-home --shell /bin/bash gpu
 
-# The framework build, then gpudoctor itself: the default command below is its check.
+# The framework build.
 RUN --mount=type=cache,target=/root/.cache/pip \
-    pip install 'tensorflow==2.21.0' \
-    && pip install gpudoctor==0.1.0
+    pip install 'tensorflow==2.21.0'
+
+# gpudoctor, whose check is the default command below, from the wheel 'gpudoctor dockerfile -o FILE'
+# wrote next to FILE: keep it in the build context.
+COPY gpudoctor-0.1.0-py3-none-any.whl /tmp/gpudoctor-0.1.0-py3-none-any.whl
+RUN --mount=type=cache,target=/root/.cache/pip \
+    pip install /tmp/gpudoctor-0.1.0-py3-none-any.whl
 
 USER 10001:10001
 WORKDIR /home/gpu

@@ -1,6 +1,6 @@
 # syntax=docker/dockerfile:1
 # A torch on NVIDIA GPUs image, written by gpudoctor 0.1.0 from its knowledge base (as of 2026-11-22).
-# Regenerate: gpudoctor dockerfile --for-driver 570.124.06 --framework torch --flavor devel --os ubuntu24.04
+# Regenerate: gpudoctor dockerfile --for-driver 570.124.06 --framework torch --flavor devel --os ubuntu24.04 --preflight wheel -o Dockerfile
 # Build: docker build -t my-image .    Run: docker run --rm --gpus all my-image
 #
 # What was chosen and why:
@@ -16,6 +16,8 @@
 #     checked; driver 570.124.06 runs CUDA 12.6 natively; Python 3.12 is supported (torch 2.14: 3.10-3.15)
 # - python: 3.12 (ubuntu24.04's python3)
 #     the base OS's own python3
+# - gpudoctor: gpudoctor-0.1.0-py3-none-any.whl (COPY)
+#     the wheel 'gpudoctor dockerfile -o FILE' writes next to FILE: keep it in the build context
 # - default command: gpudoctor check --require-gpu --format text
 #     a preflight: exit 0 only when the container sees a usable GPU (run with --gpus all)
 FROM nvidia/cuda:12.6.3-devel-ubuntu24.04
@@ -44,10 +46,15 @@ RUN --mount=type=cache,target=/var/cache/apt,sharing=locked \
     && groupadd --gid 10001 gpu \
     && useradd --uid 10001 --gid 10001 --create-home --shell /bin/bash gpu
 
-# The framework build, then gpudoctor itself: the default command below is its check.
+# The framework build.
 RUN --mount=type=cache,target=/root/.cache/pip \
-    pip install 'torch==2.14.*' --index-url https://download.pytorch.org/whl/cu126 \
-    && pip install gpudoctor==0.1.0
+    pip install 'torch==2.14.*' --index-url https://download.pytorch.org/whl/cu126
+
+# gpudoctor, whose check is the default command below, from the wheel 'gpudoctor dockerfile -o FILE'
+# wrote next to FILE: keep it in the build context.
+COPY gpudoctor-0.1.0-py3-none-any.whl /tmp/gpudoctor-0.1.0-py3-none-any.whl
+RUN --mount=type=cache,target=/root/.cache/pip \
+    pip install /tmp/gpudoctor-0.1.0-py3-none-any.whl
 
 USER 10001:10001
 WORKDIR /home/gpu

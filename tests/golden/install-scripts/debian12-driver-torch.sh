@@ -11,7 +11,9 @@
 #   distro: Debian 12
 #     --distro
 #   driver: Debian's nvidia-driver (R535, DKMS)
-#     at least 525.60.13; Debian 12 ships branch 535 [DEB12_DRIVER]
+#     525.60.13 or newer: torch 2.14 cu126 needs it; Ampere (compute capability 8.6): it needs R450 or newer (CUDA
+#     11.0 is its first toolkit); open kernel modules recommended; Debian 12 ships branch 535 and keeps it for the
+#     release: no newer branch is needed here [DEB12_DRIVER]
 #   torch: torch==2.14.* from https://download.pytorch.org/whl/cu126
 #     torch 2.14 cu126 (CUDA 12.6) is the newest wheel that fits; it has SASS for compute capability 8.6 (via
 #     8.6); driver 535.309.01 runs CUDA 12.x wheels through minor-version compatibility (>= 525.60.13); full CUDA
@@ -268,6 +270,13 @@ ensure_prereqs() {
 
 # The driver floor: 525.60.13 (torch 2.14 cu126 needs it)
 readonly DRIVER_MIN=525.60.13
+# What to do instead when this runs inside a container.
+readonly HOST_STEPS='on the host: install the NVIDIA driver (gpudoctor install-script there), then the NVIDIA Container Toolkit (gpudoctor install-script --container-toolkit), and start this container with --gpus all (or the nvidia runtime)'
+
+# A container shares the host's kernel: its driver, kernel headers and reboot are the host's, never this script's.
+in_container() {
+  [ -e /.dockerenv ] || [ -e /run/.containerenv ] || grep -qE '/(docker|kubepods|containerd|lxc)' /proc/1/cgroup 2>/dev/null
+}
 
 loaded_driver() {
   if [ -r /proc/driver/nvidia/version ] && command -v nvidia-smi >/dev/null 2>&1; then
@@ -286,6 +295,10 @@ module_version() {
 driver_done() {
   if in_wsl; then
     skip driver "inside WSL the Windows driver provides /usr/lib/wsl/lib/libcuda.so; never install a Linux driver in WSL"
+    return 0
+  fi
+  if in_container; then
+    skip driver "inside a container: no driver, kernel headers or reboot here; ${HOST_STEPS}"
     return 0
   fi
   local now module
@@ -381,8 +394,13 @@ summary() {
   local item
   say ""
   say "Summary for ${TARGET_NAME}$([ "$DRY_RUN" -eq 1 ] && printf ' (dry run: nothing was changed)')"
+  # A dry run did nothing: what it lists is what a real run would do.
   for item in "${DONE[@]+"${DONE[@]}"}"; do
-    say "  done:    ${item}"
+    if [ "$DRY_RUN" -eq 1 ]; then
+      say "  would:   ${item}"
+    else
+      say "  done:    ${item}"
+    fi
   done
   for item in "${SKIPPED[@]+"${SKIPPED[@]}"}"; do
     say "  skipped: ${item}"

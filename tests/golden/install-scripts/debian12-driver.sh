@@ -11,7 +11,9 @@
 #   distro: Debian 12
 #     --distro
 #   driver: Debian's nvidia-driver (R535, DKMS)
-#     no framework or toolkit floor: the distro's default; Debian 12 ships branch 535 [DEB12_DRIVER]
+#     no framework or toolkit floor; no GPU known: a Turing or newer GPU is assumed; for an older GPU run this on
+#     its machine; Debian 12 ships branch 535 and keeps it for the release: no newer branch is needed here
+#     [DEB12_DRIVER]
 # Knowledge base: as of 2026-11-22. Sources:
 #   [CUDA_REPO] CUDA Installation Guide for Linux, network repository installation: cuda-keyring_1.1-1_all.deb
 #   (apt), cuda-<distro>.repo (dnf) under https://developer.download.nvidia.com/compute/cuda/repos/
@@ -264,6 +266,13 @@ ensure_prereqs() {
 
 # The driver floor: none (no framework or toolkit asked for one)
 readonly DRIVER_MIN=''
+# What to do instead when this runs inside a container.
+readonly HOST_STEPS='on the host: install the NVIDIA driver (gpudoctor install-script there), then the NVIDIA Container Toolkit (gpudoctor install-script --container-toolkit), and start this container with --gpus all (or the nvidia runtime)'
+
+# A container shares the host's kernel: its driver, kernel headers and reboot are the host's, never this script's.
+in_container() {
+  [ -e /.dockerenv ] || [ -e /run/.containerenv ] || grep -qE '/(docker|kubepods|containerd|lxc)' /proc/1/cgroup 2>/dev/null
+}
 
 loaded_driver() {
   if [ -r /proc/driver/nvidia/version ] && command -v nvidia-smi >/dev/null 2>&1; then
@@ -282,6 +291,10 @@ module_version() {
 driver_done() {
   if in_wsl; then
     skip driver "inside WSL the Windows driver provides /usr/lib/wsl/lib/libcuda.so; never install a Linux driver in WSL"
+    return 0
+  fi
+  if in_container; then
+    skip driver "inside a container: no driver, kernel headers or reboot here; ${HOST_STEPS}"
     return 0
   fi
   local now module
@@ -345,8 +358,13 @@ summary() {
   local item
   say ""
   say "Summary for ${TARGET_NAME}$([ "$DRY_RUN" -eq 1 ] && printf ' (dry run: nothing was changed)')"
+  # A dry run did nothing: what it lists is what a real run would do.
   for item in "${DONE[@]+"${DONE[@]}"}"; do
-    say "  done:    ${item}"
+    if [ "$DRY_RUN" -eq 1 ]; then
+      say "  would:   ${item}"
+    else
+      say "  done:    ${item}"
+    fi
   done
   for item in "${SKIPPED[@]+"${SKIPPED[@]}"}"; do
     say "  skipped: ${item}"

@@ -10,15 +10,28 @@
 # Choices:
 #   distro: Rocky Linux 8
 #     --distro
-#   driver: nvidia-open (dnf module nvidia-driver:open-dkms) from NVIDIA's rhel8 repository
-#     no framework or toolkit floor: the distro's default; NVIDIA's current driver meets it [DRV_GUIDE]
+#   driver: nvidia-open (dnf module nvidia-driver:580-open) from NVIDIA's rhel8 repository (branch R580, open modules)
+#     no framework or toolkit floor; no GPU known: a Turing or newer GPU is assumed; for an older GPU run this on
+#     its machine; R580 pinned: NVIDIA's newest Long Term Support Branch [BRANCH]; the module stream pins the
+#     branch [DRV_GUIDE] [DNF_STREAMS]
 # Knowledge base: as of 2026-11-22. Sources:
+#   [BRANCH] NVIDIA data-center docs, 'Supported Drivers and CUDA Toolkit Versions', Table 2 'CUDA and Drivers'
+#   (branch designations and end of life), as compiled in shared/reference/compat.md section 1d
+#   (https://docs.nvidia.com/datacenter/tesla/drivers/supported-drivers-and-cuda-toolkit-versions.html)
 #   [CUDA_REPO] CUDA Installation Guide for Linux, network repository installation: cuda-keyring_1.1-1_all.deb
 #   (apt), cuda-<distro>.repo (dnf) under https://developer.download.nvidia.com/compute/cuda/repos/
+#   [DNF_STREAMS] NVIDIA/yum-packaging-dkms-nvidia README (https://github.com/NVIDIA/yum-packaging-dkms-nvidia):
+#   RHEL8 streams latest-dkms and XXX-dkms, open-kernel-module streams (515 and newer) open-dkms and XXX-open; 'the
+#   XXX and XXX-dkms streams/flavors lock driver updates to the specified driver branch'. Driver Installation Guide,
+#   Kernel Modules, Table 5: 'dnf module enable nvidia-driver:580-open' + 'dnf install nvidia-open' installs a
+#   specific branch; Advanced Options
+#   (https://docs.nvidia.com/datacenter/tesla/driver-installation-guide/advanced-options.html): cuda-drivers is the
+#   proprietary flavour ('To switch from open to proprietary: dnf install --allowerasing cuda-drivers')
 #   [DRV_GUIDE] NVIDIA Driver Installation Guide, Kernel Modules: open GPU kernel module installation table
 #   (https://docs.nvidia.com/datacenter/tesla/driver-installation-guide/ , r580-r620 editions): RHEL/Rocky/Alma 8-9
-#   and Amazon Linux 2023 `dnf module enable nvidia-driver:open-dkms` + `dnf install nvidia-open`; Ubuntu/Debian
-#   `apt install nvidia-open`; open modules need Turing (7.5)+
+#   and Amazon Linux 2023 `dnf module enable nvidia-driver:open-dkms` + `dnf install nvidia-open`, a specific branch
+#   `dnf module enable nvidia-driver:580-open`; Ubuntu/Debian `apt install nvidia-open`; open modules need Turing
+#   (7.5)+, the proprietary ones are required for Maxwell, Pascal and Volta
 #   [KEY_ROTATION] NVIDIA/cuda-repo-management#4 'GPG signing key rotation for CUDA repositories' (2022-04-28):
 #   Debian-based repos sign with 3bf863cc, RPM-based with d42d0685; full apt fingerprint
 #   EB693B3035CD5710E231E123A4B469963BF863CC (cudatools@nvidia.com, also pinned by
@@ -298,6 +311,13 @@ gpgkey=${url}/D42D0685.pub"
 
 # The driver floor: none (no framework or toolkit asked for one)
 readonly DRIVER_MIN=''
+# What to do instead when this runs inside a container.
+readonly HOST_STEPS='on the host: install the NVIDIA driver (gpudoctor install-script there), then the NVIDIA Container Toolkit (gpudoctor install-script --container-toolkit), and start this container with --gpus all (or the nvidia runtime)'
+
+# A container shares the host's kernel: its driver, kernel headers and reboot are the host's, never this script's.
+in_container() {
+  [ -e /.dockerenv ] || [ -e /run/.containerenv ] || grep -qE '/(docker|kubepods|containerd|lxc)' /proc/1/cgroup 2>/dev/null
+}
 
 loaded_driver() {
   if [ -r /proc/driver/nvidia/version ] && command -v nvidia-smi >/dev/null 2>&1; then
@@ -316,6 +336,10 @@ module_version() {
 driver_done() {
   if in_wsl; then
     skip driver "inside WSL the Windows driver provides /usr/lib/wsl/lib/libcuda.so; never install a Linux driver in WSL"
+    return 0
+  fi
+  if in_container; then
+    skip driver "inside a container: no driver, kernel headers or reboot here; ${HOST_STEPS}"
     return 0
   fi
   local now module
@@ -359,7 +383,7 @@ enable_epel() {
 
 step_driver() {
   driver_done && return 0
-  if ! confirm "Install the NVIDIA driver (nvidia-driver:open-dkms, nvidia-open)?"; then
+  if ! confirm "Install the NVIDIA driver (nvidia-driver:580-open, nvidia-open)?"; then
     skip driver "declined"
     return 0
   fi
@@ -368,21 +392,26 @@ step_driver() {
   pkg_install "kernel-devel-$(uname -r)" "kernel-headers-$(uname -r)"
   setup_cuda_repo
   if [ "$ASSUME_YES" -eq 1 ]; then
-    as_root dnf module enable -y nvidia-driver:open-dkms
+    as_root dnf module enable -y nvidia-driver:580-open
   else
-    as_root dnf module enable nvidia-driver:open-dkms
+    as_root dnf module enable nvidia-driver:580-open
   fi
   pkg_install nvidia-open
   REBOOT_NEEDED=1
-  DONE+=("driver: nvidia-open (nvidia-driver:open-dkms)")
+  DONE+=("driver: nvidia-open (nvidia-driver:580-open)")
 }
 
 summary() {
   local item
   say ""
   say "Summary for ${TARGET_NAME}$([ "$DRY_RUN" -eq 1 ] && printf ' (dry run: nothing was changed)')"
+  # A dry run did nothing: what it lists is what a real run would do.
   for item in "${DONE[@]+"${DONE[@]}"}"; do
-    say "  done:    ${item}"
+    if [ "$DRY_RUN" -eq 1 ]; then
+      say "  would:   ${item}"
+    else
+      say "  done:    ${item}"
+    fi
   done
   for item in "${SKIPPED[@]+"${SKIPPED[@]}"}"; do
     say "  skipped: ${item}"

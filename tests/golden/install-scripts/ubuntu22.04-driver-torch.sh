@@ -10,19 +10,29 @@
 # Choices:
 #   distro: Ubuntu 22.04
 #     --distro
-#   driver: nvidia-open from NVIDIA's ubuntu2204 repository
-#     at least 525.60.13; NVIDIA's current driver meets it; open kernel modules [DRV_GUIDE]
+#   driver: nvidia-open-580 from NVIDIA's ubuntu2204 repository (branch R580, open modules)
+#     525.60.13 or newer: torch 2.14 cu126 needs it; Ampere (compute capability 8.6): it needs R450 or newer (CUDA
+#     11.0 is its first toolkit); open kernel modules recommended; R580 pinned: NVIDIA's newest Long Term Support
+#     Branch [BRANCH]; the package name pins the branch [DRV_GUIDE] [APT_BRANCHES]
 #   torch: torch==2.14.* from https://download.pytorch.org/whl/cu126
 #     torch 2.14 cu126 (CUDA 12.6) is the newest wheel that fits; it has SASS for compute capability 8.6 (via
 #     8.6); driver 535.309.01 runs CUDA 12.x wheels through minor-version compatibility (>= 525.60.13); full CUDA
 #     12.6 support needs 560.28.03
 # Knowledge base: as of 2026-11-22. Sources:
+#   [APT_BRANCHES] NVIDIA's CUDA apt repositories name a branch in the package: cuda-drivers-580 (proprietary; the
+#   Driver Installation Guide's 'Ubuntu 590 package renames' table lists cuda-drivers-580 among the original names,
+#   and the ubuntu2604 Packages index shows cuda-drivers 'Provides: cuda-drivers-595') and nvidia-open-580 (open
+#   modules; installed after cuda-keyring in public Ubuntu 24.04 and Debian 12 install notes)
+#   [BRANCH] NVIDIA data-center docs, 'Supported Drivers and CUDA Toolkit Versions', Table 2 'CUDA and Drivers'
+#   (branch designations and end of life), as compiled in shared/reference/compat.md section 1d
+#   (https://docs.nvidia.com/datacenter/tesla/drivers/supported-drivers-and-cuda-toolkit-versions.html)
 #   [CUDA_REPO] CUDA Installation Guide for Linux, network repository installation: cuda-keyring_1.1-1_all.deb
 #   (apt), cuda-<distro>.repo (dnf) under https://developer.download.nvidia.com/compute/cuda/repos/
 #   [DRV_GUIDE] NVIDIA Driver Installation Guide, Kernel Modules: open GPU kernel module installation table
 #   (https://docs.nvidia.com/datacenter/tesla/driver-installation-guide/ , r580-r620 editions): RHEL/Rocky/Alma 8-9
-#   and Amazon Linux 2023 `dnf module enable nvidia-driver:open-dkms` + `dnf install nvidia-open`; Ubuntu/Debian
-#   `apt install nvidia-open`; open modules need Turing (7.5)+
+#   and Amazon Linux 2023 `dnf module enable nvidia-driver:open-dkms` + `dnf install nvidia-open`, a specific branch
+#   `dnf module enable nvidia-driver:580-open`; Ubuntu/Debian `apt install nvidia-open`; open modules need Turing
+#   (7.5)+, the proprietary ones are required for Maxwell, Pascal and Volta
 #   [KEY_ROTATION] NVIDIA/cuda-repo-management#4 'GPG signing key rotation for CUDA repositories' (2022-04-28):
 #   Debian-based repos sign with 3bf863cc, RPM-based with d42d0685; full apt fingerprint
 #   EB693B3035CD5710E231E123A4B469963BF863CC (cudatools@nvidia.com, also pinned by
@@ -339,6 +349,13 @@ setup_cuda_repo() {
 
 # The driver floor: 525.60.13 (torch 2.14 cu126 needs it)
 readonly DRIVER_MIN=525.60.13
+# What to do instead when this runs inside a container.
+readonly HOST_STEPS='on the host: install the NVIDIA driver (gpudoctor install-script there), then the NVIDIA Container Toolkit (gpudoctor install-script --container-toolkit), and start this container with --gpus all (or the nvidia runtime)'
+
+# A container shares the host's kernel: its driver, kernel headers and reboot are the host's, never this script's.
+in_container() {
+  [ -e /.dockerenv ] || [ -e /run/.containerenv ] || grep -qE '/(docker|kubepods|containerd|lxc)' /proc/1/cgroup 2>/dev/null
+}
 
 loaded_driver() {
   if [ -r /proc/driver/nvidia/version ] && command -v nvidia-smi >/dev/null 2>&1; then
@@ -357,6 +374,10 @@ module_version() {
 driver_done() {
   if in_wsl; then
     skip driver "inside WSL the Windows driver provides /usr/lib/wsl/lib/libcuda.so; never install a Linux driver in WSL"
+    return 0
+  fi
+  if in_container; then
+    skip driver "inside a container: no driver, kernel headers or reboot here; ${HOST_STEPS}"
     return 0
   fi
   local now module
@@ -392,16 +413,16 @@ secure_boot_notice() {
 # NVIDIA's driver from its CUDA repository (DRV_GUIDE).
 step_driver() {
   driver_done && return 0
-  if ! confirm "Install the NVIDIA driver (nvidia-open from NVIDIA's repository)?"; then
+  if ! confirm "Install the NVIDIA driver (nvidia-open-580 from NVIDIA's repository)?"; then
     skip driver "declined"
     return 0
   fi
   secure_boot_notice
   pkg_install "linux-headers-$(uname -r)"
   setup_cuda_repo
-  pkg_install nvidia-open
+  pkg_install nvidia-open-580
   REBOOT_NEEDED=1
-  DONE+=("driver: nvidia-open from NVIDIA's repository")
+  DONE+=("driver: nvidia-open-580 from NVIDIA's repository")
 }
 
 # A venv with torch 2.14 cu126, pinned, from the index the knowledge base chose.
@@ -440,8 +461,13 @@ summary() {
   local item
   say ""
   say "Summary for ${TARGET_NAME}$([ "$DRY_RUN" -eq 1 ] && printf ' (dry run: nothing was changed)')"
+  # A dry run did nothing: what it lists is what a real run would do.
   for item in "${DONE[@]+"${DONE[@]}"}"; do
-    say "  done:    ${item}"
+    if [ "$DRY_RUN" -eq 1 ]; then
+      say "  would:   ${item}"
+    else
+      say "  done:    ${item}"
+    fi
   done
   for item in "${SKIPPED[@]+"${SKIPPED[@]}"}"; do
     say "  skipped: ${item}"

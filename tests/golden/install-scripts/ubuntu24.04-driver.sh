@@ -10,15 +10,29 @@
 # Choices:
 #   distro: Ubuntu 24.04
 #     --distro
-#   driver: ubuntu-drivers install
-#     no framework or toolkit floor: the distro's default
+#   driver: nvidia-open-580 from NVIDIA's ubuntu2404 repository (branch R580, open modules)
+#     no framework or toolkit floor; no GPU known: a Turing or newer GPU is assumed; for an older GPU run this on
+#     its machine; R580 pinned: NVIDIA's newest Long Term Support Branch [BRANCH]; the package name pins the
+#     branch [DRV_GUIDE] [APT_BRANCHES]
 # Knowledge base: as of 2026-11-22. Sources:
+#   [APT_BRANCHES] NVIDIA's CUDA apt repositories name a branch in the package: cuda-drivers-580 (proprietary; the
+#   Driver Installation Guide's 'Ubuntu 590 package renames' table lists cuda-drivers-580 among the original names,
+#   and the ubuntu2604 Packages index shows cuda-drivers 'Provides: cuda-drivers-595') and nvidia-open-580 (open
+#   modules; installed after cuda-keyring in public Ubuntu 24.04 and Debian 12 install notes)
+#   [BRANCH] NVIDIA data-center docs, 'Supported Drivers and CUDA Toolkit Versions', Table 2 'CUDA and Drivers'
+#   (branch designations and end of life), as compiled in shared/reference/compat.md section 1d
+#   (https://docs.nvidia.com/datacenter/tesla/drivers/supported-drivers-and-cuda-toolkit-versions.html)
 #   [CUDA_REPO] CUDA Installation Guide for Linux, network repository installation: cuda-keyring_1.1-1_all.deb
 #   (apt), cuda-<distro>.repo (dnf) under https://developer.download.nvidia.com/compute/cuda/repos/
 #   [DRV_GUIDE] NVIDIA Driver Installation Guide, Kernel Modules: open GPU kernel module installation table
 #   (https://docs.nvidia.com/datacenter/tesla/driver-installation-guide/ , r580-r620 editions): RHEL/Rocky/Alma 8-9
-#   and Amazon Linux 2023 `dnf module enable nvidia-driver:open-dkms` + `dnf install nvidia-open`; Ubuntu/Debian
-#   `apt install nvidia-open`; open modules need Turing (7.5)+
+#   and Amazon Linux 2023 `dnf module enable nvidia-driver:open-dkms` + `dnf install nvidia-open`, a specific branch
+#   `dnf module enable nvidia-driver:580-open`; Ubuntu/Debian `apt install nvidia-open`; open modules need Turing
+#   (7.5)+, the proprietary ones are required for Maxwell, Pascal and Volta
+#   [KEY_ROTATION] NVIDIA/cuda-repo-management#4 'GPG signing key rotation for CUDA repositories' (2022-04-28):
+#   Debian-based repos sign with 3bf863cc, RPM-based with d42d0685; full apt fingerprint
+#   EB693B3035CD5710E231E123A4B469963BF863CC (cudatools@nvidia.com, also pinned by
+#   NVIDIA/ansible-collection-dpu-ops#3 'A4B469963BF863CC - cudatools')
 # Regenerate: gpudoctor install-script --distro ubuntu24.04 --framework none
 set -euo pipefail
 
@@ -263,8 +277,81 @@ ensure_prereqs() {
   fi
 }
 
+# NVIDIA's CUDA repository through its keyring package: the key inside the .deb is checked against the
+# fingerprint NVIDIA published, and its apt source line against the known one, before dpkg installs it
+# (KEY_ROTATION).
+cuda_arch() {
+  case "$(uname -m)" in
+    aarch64 | arm64) printf 'sbsa' ;;
+    *) printf 'x86_64' ;;
+  esac
+}
+
+# check_keyring_deb DIR URL: the unpacked cuda-keyring holds only its keyring (every key in it NVIDIA's), the apt
+# source line for this repository (known text) and documentation; anything else stops the script before dpkg
+# installs it.
+check_keyring_deb() {
+  local dir=$1 url=$2 path relative lists=0 keys=0
+  while IFS= read -r -d '' path; do
+    relative=${path#"$dir"/}
+    if [ -L "$path" ]; then
+      say "error: cuda-keyring holds a symbolic link ($(printf '%q' "$relative")): not installing it" >&2
+      exit 1
+    fi
+    case "$relative" in
+      etc/apt/sources.list.d/*.list)
+        check_repo_lines "$path" "deb [signed-by=/usr/share/keyrings/cuda-archive-keyring.gpg] ${url}/ /"
+        lists=$((lists + 1))
+        ;;
+      usr/share/keyrings/*.gpg)
+        verify_key "$path" EB693B3035CD5710E231E123A4B469963BF863CC
+        keys=$((keys + 1))
+        ;;
+      usr/share/doc/*) ;;
+      etc/apt/preferences.d/cuda-repository-pin-600)
+        # The package's own apt pin (it lowers the distribution's copies of NVIDIA's tools): only pin stanzas.
+        if grep -Evq '^(Package|Pin|Pin-Priority):|^[[:space:]]*(#|$)' "$path"; then
+          say "error: cuda-keyring's apt pin holds more than pin stanzas: not installing it" >&2
+          exit 1
+        fi
+        ;;
+      *)
+        say "error: cuda-keyring holds an unexpected file ($(printf '%q' "$relative")): not installing it" >&2
+        exit 1
+        ;;
+    esac
+  done < <(find "$dir" -mindepth 1 ! -type d -print0)
+  if [ "$lists" -eq 0 ] || [ "$keys" -eq 0 ]; then
+    say "error: cuda-keyring lacks its keyring or its apt source line: not installing it" >&2
+    exit 1
+  fi
+}
+
+setup_cuda_repo() {
+  if pkg_installed cuda-keyring; then
+    say "= NVIDIA CUDA repository already set up (cuda-keyring is installed)"
+    return 0
+  fi
+  ensure_prereqs
+  local url deb="$WORK/cuda-keyring_1.1-1_all.deb"
+  url="https://developer.download.nvidia.com/compute/cuda/repos/ubuntu2404/$(cuda_arch)"
+  download "$url/cuda-keyring_1.1-1_all.deb" "$deb"
+  run dpkg-deb -x "$deb" "$WORK/cuda-keyring"
+  run verify_key "$WORK/cuda-keyring/usr/share/keyrings/cuda-archive-keyring.gpg" EB693B3035CD5710E231E123A4B469963BF863CC
+  run check_keyring_deb "$WORK/cuda-keyring" "$url"
+  as_root dpkg -i "$deb"
+  APT_UPDATED=0
+}
+
 # The driver floor: none (no framework or toolkit asked for one)
 readonly DRIVER_MIN=''
+# What to do instead when this runs inside a container.
+readonly HOST_STEPS='on the host: install the NVIDIA driver (gpudoctor install-script there), then the NVIDIA Container Toolkit (gpudoctor install-script --container-toolkit), and start this container with --gpus all (or the nvidia runtime)'
+
+# A container shares the host's kernel: its driver, kernel headers and reboot are the host's, never this script's.
+in_container() {
+  [ -e /.dockerenv ] || [ -e /run/.containerenv ] || grep -qE '/(docker|kubepods|containerd|lxc)' /proc/1/cgroup 2>/dev/null
+}
 
 loaded_driver() {
   if [ -r /proc/driver/nvidia/version ] && command -v nvidia-smi >/dev/null 2>&1; then
@@ -283,6 +370,10 @@ module_version() {
 driver_done() {
   if in_wsl; then
     skip driver "inside WSL the Windows driver provides /usr/lib/wsl/lib/libcuda.so; never install a Linux driver in WSL"
+    return 0
+  fi
+  if in_container; then
+    skip driver "inside a container: no driver, kernel headers or reboot here; ${HOST_STEPS}"
     return 0
   fi
   local now module
@@ -315,26 +406,32 @@ secure_boot_notice() {
   fi
 }
 
-# Ubuntu's recommended driver for the GPUs present (ubuntu-drivers-common).
+# NVIDIA's driver from its CUDA repository (DRV_GUIDE).
 step_driver() {
   driver_done && return 0
-  if ! confirm "Install Ubuntu's recommended NVIDIA driver (ubuntu-drivers install)?"; then
+  if ! confirm "Install the NVIDIA driver (nvidia-open-580 from NVIDIA's repository)?"; then
     skip driver "declined"
     return 0
   fi
   secure_boot_notice
-  pkg_install "linux-headers-$(uname -r)" ubuntu-drivers-common
-  as_root ubuntu-drivers install
+  pkg_install "linux-headers-$(uname -r)"
+  setup_cuda_repo
+  pkg_install nvidia-open-580
   REBOOT_NEEDED=1
-  DONE+=("driver: ubuntu-drivers install")
+  DONE+=("driver: nvidia-open-580 from NVIDIA's repository")
 }
 
 summary() {
   local item
   say ""
   say "Summary for ${TARGET_NAME}$([ "$DRY_RUN" -eq 1 ] && printf ' (dry run: nothing was changed)')"
+  # A dry run did nothing: what it lists is what a real run would do.
   for item in "${DONE[@]+"${DONE[@]}"}"; do
-    say "  done:    ${item}"
+    if [ "$DRY_RUN" -eq 1 ]; then
+      say "  would:   ${item}"
+    else
+      say "  done:    ${item}"
+    fi
   done
   for item in "${SKIPPED[@]+"${SKIPPED[@]}"}"; do
     say "  skipped: ${item}"

@@ -1,0 +1,65 @@
+# syntax=docker/dockerfile:1
+# A tensorflow on NVIDIA GPUs image, written by gpudoctor 0.1.0 from its knowledge base (as of 2026-11-22).
+# Regenerate: gpudoctor dockerfile --for-driver 470.182.03 --framework tensorflow --flavor runtime --os ubuntu20.04 --preflight none
+# Build: docker build -t my-image .    Run: docker run --rm --gpus all my-image
+#
+# What was chosen and why:
+# - host driver: 470.182.03
+#     from --for-driver 470.182.03; it runs CUDA 11.4 and older natively
+# - base OS: ubuntu20.04
+#     asked with --os
+# - base image: nvidia/cuda:11.8.0-cudnn8-runtime-ubuntu20.04
+#     driver 470.182.03 runs CUDA <= 11.4 natively; CUDA 11.8.0 runs through minor-version compatibility (prebuilt
+#     programs run; PTX built for it cannot be JIT-compiled), and the image's NVIDIA_REQUIRE_CUDA admits R470
+#     drivers of every GPU brand, so the container toolkit starts it; a driver >= 520.61.05 gives full support; CUDA
+#     11 images are past NVIDIA's end of life and due to be deleted; this TensorFlow has no [and-cuda] extra: CUDA
+#     and cuDNN come from the image; no published runtime image of CUDA 11.8 or older on ubuntu20.04 is left (NVIDIA
+#     deletes them when their driver branch ends), and this image is the newest that starts on driver 470.182.03
+# - tensorflow: tensorflow==2.13.0
+#     TensorFlow 2.13.0 is the newest release that fits (tested with CUDA 11.8, cuDNN 8.6); no [and-cuda] extra for
+#     this release: CUDA 11.8 and cuDNN 8.6 must be installed on the system; driver 470.182.03 runs CUDA 11.x
+#     through minor-version compatibility (>= 450.80.02); Python 3.8 is supported (3.8-3.11). Python 3.8 is outside
+#     TensorFlow 2.14's range (3.9-3.11); it holds you at 2.13. Use a Python in that range for the newer release.
+# - python: 3.8 (ubuntu20.04's python3)
+#     the base OS's own python3
+# - gpudoctor: none (--preflight none)
+#     no preflight in the image; a comment below says how to add it
+# - default command: python -c 'import tensorflow; print(tensorflow.__version__)'
+#     no preflight: the command only shows that the framework imports
+FROM nvidia/cuda:11.8.0-cudnn8-runtime-ubuntu20.04
+
+ARG DEBIAN_FRONTEND=noninteractive
+# The NVIDIA Container Toolkit mounts the host driver's libraries and devices by these two variables.
+ENV NVIDIA_VISIBLE_DEVICES=all \
+    NVIDIA_DRIVER_CAPABILITIES=compute,utility \
+    PYTHONDONTWRITEBYTECODE=1 \
+    PYTHONUNBUFFERED=1 \
+    PIP_DISABLE_PIP_VERSION_CHECK=1 \
+    VIRTUAL_ENV=/opt/venv \
+    PATH=/opt/venv/bin:$PATH
+
+# System packages, the venv (PEP 668 marks Ubuntu's own Python externally managed) and a non-root user.
+# The base image's docker-clean hook would delete downloaded .debs; removing it lets the BuildKit cache keep them.
+# Ubuntu's archive replaces package versions within a release, so pins would break later builds: the base
+# image tag fixes the release instead.
+# hadolint ignore=DL3008
+RUN --mount=type=cache,target=/var/cache/apt,sharing=locked \
+    rm -f /etc/apt/apt.conf.d/docker-clean \
+    && apt-get update \
+    && apt-get install -y --no-install-recommends ca-certificates python3 python3-venv \
+    && rm -rf /var/lib/apt/lists/* \
+    && python3 -m venv /opt/venv \
+    && groupadd --gid 10001 gpu \
+    && useradd --uid 10001 --gid 10001 --create-home --shell /bin/bash gpu
+
+# The framework build.
+RUN --mount=type=cache,target=/root/.cache/pip \
+    pip install 'tensorflow==2.13.0'
+
+# No gpudoctor preflight: gpudoctor needs Python 3.9 or newer, and this image's is 3.8.
+
+USER 10001:10001
+WORKDIR /home/gpu
+# Replace this with your own command (docker run --gpus all IMAGE python train.py); run it as it is to check
+# that the container sees a usable GPU (exit 0) before a long job starts.
+CMD ["python", "-c", "import tensorflow; print(tensorflow.__version__)"]

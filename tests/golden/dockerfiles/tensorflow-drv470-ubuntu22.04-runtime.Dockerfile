@@ -1,0 +1,70 @@
+# syntax=docker/dockerfile:1
+# A tensorflow on NVIDIA GPUs image, written by gpudoctor 0.1.0 from its knowledge base (as of 2026-11-22).
+# Regenerate: gpudoctor dockerfile --for-driver 470.256.02 --framework tensorflow --flavor runtime --os ubuntu22.04 --preflight wheel -o Dockerfile
+# Build: docker build -t my-image .    Run: docker run --rm --gpus all my-image
+#
+# What was chosen and why:
+# - host driver: 470.256.02
+#     from --for-driver 470.256.02; it runs CUDA 11.4 and older natively
+# - base OS: ubuntu22.04
+#     asked with --os
+# - base image: nvidia/cuda:11.8.0-base-ubuntu22.04
+#     driver 470.256.02 runs CUDA <= 11.4 natively; CUDA 11.8.0 runs through minor-version compatibility (prebuilt
+#     programs run; PTX built for it cannot be JIT-compiled), and the image's NVIDIA_REQUIRE_CUDA admits R470
+#     drivers of every GPU brand, so the container toolkit starts it; a driver >= 520.61.05 gives full support; CUDA
+#     11 images are past NVIDIA's end of life and due to be deleted; the tensorflow wheels bring their own CUDA
+#     libraries, so the small 'base' flavor (cudart only) is enough; no published base image of CUDA 11.4 or older
+#     on ubuntu22.04 is left (NVIDIA deletes them when their driver branch ends), and this image is the newest that
+#     starts on driver 470.256.02
+# - tensorflow: tensorflow[and-cuda]==2.14.0
+#     TensorFlow 2.14.0 is the newest release that fits (tested with CUDA 11.8, cuDNN 8.7); the [and-cuda] extra
+#     installs CUDA and cuDNN as pip wheels: only the driver is needed; driver 470.256.02 runs CUDA 11.x through
+#     minor-version compatibility (>= 450.80.02); Python 3.10 is supported (3.9-3.11); the newer TensorFlow 2.21
+#     needs driver 555.42.02
+# - python: 3.10 (ubuntu22.04's python3)
+#     the base OS's own python3
+# - gpudoctor: gpudoctor-0.1.0-py3-none-any.whl (COPY)
+#     the wheel 'gpudoctor dockerfile -o FILE' writes next to FILE: keep it in the build context
+# - default command: gpudoctor check --require-gpu --format text
+#     a preflight: exit 0 only when the container sees a usable GPU (run with --gpus all)
+FROM nvidia/cuda:11.8.0-base-ubuntu22.04
+
+ARG DEBIAN_FRONTEND=noninteractive
+# The NVIDIA Container Toolkit mounts the host driver's libraries and devices by these two variables.
+ENV NVIDIA_VISIBLE_DEVICES=all \
+    NVIDIA_DRIVER_CAPABILITIES=compute,utility \
+    PYTHONDONTWRITEBYTECODE=1 \
+    PYTHONUNBUFFERED=1 \
+    PIP_DISABLE_PIP_VERSION_CHECK=1 \
+    VIRTUAL_ENV=/opt/venv \
+    PATH=/opt/venv/bin:$PATH
+
+# System packages, the venv (PEP 668 marks Ubuntu's own Python externally managed) and a non-root user.
+# The base image's docker-clean hook would delete downloaded .debs; removing it lets the BuildKit cache keep them.
+# Ubuntu's archive replaces package versions within a release, so pins would break later builds: the base
+# image tag fixes the release instead.
+# hadolint ignore=DL3008
+RUN --mount=type=cache,target=/var/cache/apt,sharing=locked \
+    rm -f /etc/apt/apt.conf.d/docker-clean \
+    && apt-get update \
+    && apt-get install -y --no-install-recommends ca-certificates python3 python3-venv \
+    && rm -rf /var/lib/apt/lists/* \
+    && python3 -m venv /opt/venv \
+    && groupadd --gid 10001 gpu \
+    && useradd --uid 10001 --gid 10001 --create-home --shell /bin/bash gpu
+
+# The framework build.
+RUN --mount=type=cache,target=/root/.cache/pip \
+    pip install 'tensorflow[and-cuda]==2.14.0'
+
+# gpudoctor, whose check is the default command below, from the wheel 'gpudoctor dockerfile -o FILE'
+# wrote next to FILE: keep it in the build context.
+COPY gpudoctor-0.1.0-py3-none-any.whl /tmp/gpudoctor-0.1.0-py3-none-any.whl
+RUN --mount=type=cache,target=/root/.cache/pip \
+    pip install /tmp/gpudoctor-0.1.0-py3-none-any.whl
+
+USER 10001:10001
+WORKDIR /home/gpu
+# Replace this with your own command (docker run --gpus all IMAGE python train.py); run it as it is to check
+# that the container sees a usable GPU (exit 0) before a long job starts.
+CMD ["gpudoctor", "check", "--require-gpu", "--format", "text"]

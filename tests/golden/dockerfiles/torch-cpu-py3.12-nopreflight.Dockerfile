@@ -1,0 +1,45 @@
+# syntax=docker/dockerfile:1
+# A torch (CPU only) image, written by gpudoctor 0.1.0 from its knowledge base (as of 2026-11-22).
+# Regenerate: gpudoctor dockerfile --framework torch --cpu --python 3.12 --preflight none
+# Build: docker build -t my-image .    Run: docker run --rm my-image
+#
+# What was chosen and why:
+# - base image: python:3.12-slim-bookworm
+#     --cpu: the Docker official Python image on Debian 12, no CUDA; Python asked with --python
+# - torch: torch==2.14.* from https://download.pytorch.org/whl/cpu
+#     torch 2.14 is the newest release for Python 3.12; its CPU build comes from PyTorch's CPU index (no CUDA
+#     libraries)
+# - python: 3.12 (the image's own)
+#     the python image's interpreter, in a venv
+# - gpudoctor: none (--preflight none)
+#     no preflight in the image; a comment below says how to add it
+# - default command: python -c 'import torch; print(torch.__version__)'
+#     no preflight: the command only shows that the framework imports
+FROM python:3.12-slim-bookworm
+
+ENV PYTHONDONTWRITEBYTECODE=1 \
+    PYTHONUNBUFFERED=1 \
+    PIP_DISABLE_PIP_VERSION_CHECK=1 \
+    VIRTUAL_ENV=/opt/venv \
+    PATH=/opt/venv/bin:$PATH
+
+# The venv keeps the image's own pip and packages apart from the framework's; a non-root user to run it.
+RUN python -m venv /opt/venv \
+    && groupadd --gid 10001 gpu \
+    && useradd --uid 10001 --gid 10001 --create-home --shell /bin/bash gpu
+
+# The framework build.
+RUN --mount=type=cache,target=/root/.cache/pip \
+    pip install 'torch==2.14.*' --index-url https://download.pytorch.org/whl/cpu
+
+# No gpudoctor preflight (--preflight none). To add one: write the wheel with
+#   gpudoctor dockerfile --preflight wheel -o Dockerfile   (or take a release from PyPI: --preflight pypi)
+# which adds these lines and makes the default command its check:
+#   COPY gpudoctor-0.1.0-py3-none-any.whl /tmp/gpudoctor-0.1.0-py3-none-any.whl
+#   RUN pip install /tmp/gpudoctor-0.1.0-py3-none-any.whl
+#   CMD ["gpudoctor", "check", "--format", "text"]
+
+USER 10001:10001
+WORKDIR /home/gpu
+# Replace this with your own command (docker run IMAGE python train.py).
+CMD ["python", "-c", "import torch; print(torch.__version__)"]

@@ -1,0 +1,491 @@
+#!/usr/bin/env bash
+# Install script for Ubuntu 24.04, written by gpudoctor install-script.
+#
+# Steps: driver toolkit cudnn. Each one checks first and is skipped when already done; run it again any time.
+#   --dry-run prints every command without running it; --yes runs unattended; --only STEP runs one step;
+#   --help lists the options. sudo is used only when not root. Nothing downloaded is piped into a shell,
+#   and every repository key is checked against the fingerprint NVIDIA publishes before it is trusted.
+#
+# Machine: synthetic; driver unknown; GPUs NVIDIA GeForce GTX 1050 (compute capability 6.1)
+# Choices:
+#   distro: Ubuntu 24.04
+#     --distro
+#   driver: cuda-drivers-580 from NVIDIA's ubuntu2404 repository (branch R580, proprietary modules)
+#     575.51.03 or newer: CUDA 12.9 needs it; Pascal (compute capability 6.1): its last driver branch is R580;
+#     proprietary kernel modules only; R580 pinned: the newest branch every GPU here supports [ARCH]; the package
+#     name pins the branch [DRV_GUIDE] [APT_BRANCHES]
+#   CUDA toolkit: cuda-toolkit-12-9
+#     CUDA 13.0 cannot build for every GPU here: Pascal (compute capability 6.1): CUDA 12.x is its last toolkit,
+#     CUDA 13 cannot build for it; CUDA 12.9 is the newest toolkit that builds for every GPU here [ARCH]
+#     [ARCH_DROP]; the driver needs >= 575.51.03 [CUDA_REPO]
+#   cuDNN: cudnn9-cuda-12
+#     cuDNN 9 for CUDA 12.x (the toolkit) [CUDNN_GUIDE]
+# Knowledge base: as of 2026-11-22. Sources:
+#   [APT_BRANCHES] NVIDIA's CUDA apt repositories name a branch in the package: cuda-drivers-580 (proprietary; the
+#   Driver Installation Guide's 'Ubuntu 590 package renames' table lists cuda-drivers-580 among the original names,
+#   and the ubuntu2604 Packages index shows cuda-drivers 'Provides: cuda-drivers-595') and nvidia-open-580 (open
+#   modules; installed after cuda-keyring in public Ubuntu 24.04 and Debian 12 install notes)
+#   [ARCH] NVIDIA data-center docs, 'CUDA Toolkit, Driver and Architecture Matrix'
+#   (https://docs.nvidia.com/datacenter/tesla/drivers/cuda-toolkit-driver-and-architecture-matrix.html)
+#   [ARCH_DROP] CUDA 12.9 release notes, 'Deprecated Architectures' (as quoted in pytorch/pytorch#157517): Maxwell,
+#   Pascal and Volta stay buildable with the CUDA 12.x series; offline compilation and library support are removed
+#   in the next major release. CUDA 13.0 dropped Volta (sm_70) but not Turing (sm_75): NVIDIA/cuDecomp#97
+#   (https://docs.nvidia.com/cuda/cuda-toolkit-release-notes/index.html#deprecated-architectures)
+#   [CUDA_REPO] CUDA Installation Guide for Linux, network repository installation: cuda-keyring_1.1-1_all.deb
+#   (apt), cuda-<distro>.repo (dnf) under https://developer.download.nvidia.com/compute/cuda/repos/
+#   [CUDNN_GUIDE] cuDNN installation guide (Linux, package manager): `cudnn9-cuda-12` / `cudnn9-cuda-13` meta
+#   packages from the CUDA network repository
+#   [DRV_GUIDE] NVIDIA Driver Installation Guide, Kernel Modules: open GPU kernel module installation table
+#   (https://docs.nvidia.com/datacenter/tesla/driver-installation-guide/ , r580-r620 editions): RHEL/Rocky/Alma 8-9
+#   and Amazon Linux 2023 `dnf module enable nvidia-driver:open-dkms` + `dnf install nvidia-open`, a specific branch
+#   `dnf module enable nvidia-driver:580-open`; Ubuntu/Debian `apt install nvidia-open`; open modules need Turing
+#   (7.5)+, the proprietary ones are required for Maxwell, Pascal and Volta
+#   [KEY_ROTATION] NVIDIA/cuda-repo-management#4 'GPG signing key rotation for CUDA repositories' (2022-04-28):
+#   Debian-based repos sign with 3bf863cc, RPM-based with d42d0685; full apt fingerprint
+#   EB693B3035CD5710E231E123A4B469963BF863CC (cudatools@nvidia.com, also pinned by
+#   NVIDIA/ansible-collection-dpu-ops#3 'A4B469963BF863CC - cudatools')
+# Regenerate: gpudoctor install-script --distro ubuntu24.04 --cuda-toolkit 13.0 --cudnn --framework none
+set -euo pipefail
+
+readonly TARGET_NAME='Ubuntu 24.04'
+readonly OS_IDS=ubuntu
+readonly OS_VERSION=24.04
+readonly STEPS='driver toolkit cudnn'
+DRY_RUN=0
+ASSUME_YES=0
+FORCE_OS=0
+ONLY=""
+VENV=${GPUDOCTOR_VENV:-"${HOME}"/.venvs/gpu}
+DONE=()
+SKIPPED=()
+REBOOT_NEEDED=0
+
+usage() {
+  cat <<USAGE
+Usage: $0 [--dry-run] [--yes] [--only STEP[,STEP...]] [--venv PATH] [--force-os]
+
+Sets up NVIDIA GPU software on ${TARGET_NAME}. Steps in this script: ${STEPS}
+Every step checks first and is skipped when already done.
+
+  --dry-run      print every command (prefixed with +) without running any
+  --yes, -y      unattended: no questions, apt/dnf run with -y
+  --only STEPS   run only these steps (comma separated, from: ${STEPS})
+  --venv PATH    where the Python venv goes (default: ${VENV})
+  --force-os     run even though /etc/os-release names another distro
+  -h, --help     this help
+
+Environment: GPUDOCTOR_PIP_INDEX_URL replaces the pip index (empty: pip's own configuration decides);
+PIP_* variables reach pip unchanged; GPUDOCTOR_VENV sets the default venv path.
+USAGE
+}
+
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --dry-run) DRY_RUN=1 ;;
+    --yes | -y) ASSUME_YES=1 ;;
+    --force-os) FORCE_OS=1 ;;
+    --only) shift; ONLY=${1:-} ;;
+    --only=*) ONLY=${1#--only=} ;;
+    --venv) shift; VENV=${1:-} ;;
+    --venv=*) VENV=${1#--venv=} ;;
+    -h | --help) usage; exit 0 ;;
+    *) echo "unknown option: $1 (see --help)" >&2; exit 2 ;;
+  esac
+  shift
+done
+for step in ${ONLY//,/ }; do
+  case " ${STEPS} " in
+    *" ${step} "*) ;;
+    *) echo "--only: no step '${step}' in this script (steps: ${STEPS})" >&2; exit 2 ;;
+  esac
+done
+
+say() { printf '%s\n' "$*"; }
+
+# The one place a command is carried out: echoed as "+ cmd", executed unless --dry-run.
+run() {
+  printf '+ %s\n' "$*"
+  if [ "$DRY_RUN" -eq 0 ]; then
+    "$@"
+  fi
+}
+
+# sudo only when not root already.
+as_root() {
+  if [ "$(id -u)" -eq 0 ]; then
+    run "$@"
+  else
+    run sudo "$@"
+  fi
+}
+
+wanted() {
+  [ -z "$ONLY" ] && return 0
+  case ",${ONLY}," in
+    *",$1,"*) return 0 ;;
+  esac
+  return 1
+}
+
+confirm() {
+  if [ "$ASSUME_YES" -eq 1 ] || [ "$DRY_RUN" -eq 1 ]; then
+    return 0
+  fi
+  local answer=""
+  read -r -p "$1 [y/N] " answer || answer=""
+  case "$answer" in
+    y | Y | yes | YES) return 0 ;;
+  esac
+  return 1
+}
+
+skip() {
+  say "= skip $1: $2"
+  SKIPPED+=("$1: $2")
+}
+
+# version_ge A B: A >= B in version order.
+version_ge() {
+  [ "$(printf '%s\n%s\n' "$2" "$1" | sort -V | head -n 1)" = "$2" ]
+}
+
+in_wsl() {
+  [ -e /proc/sys/fs/binfmt_misc/WSLInterop ] || grep -qi microsoft /proc/version 2>/dev/null
+}
+
+WORK=$(mktemp -d)
+trap 'rm -rf "$WORK"' EXIT
+
+# Downloads go to a file first (never into a shell), over HTTPS only.
+download() {
+  run curl -fsSL --proto '=https' --tlsv1.2 -o "$2" "$1"
+}
+
+# verify_key FILE FINGERPRINT...: EVERY key in FILE must be one of the full fingerprints NVIDIA published, and
+# there must be at least one; an extra key appended to the file, or a file gpg cannot read, stops the script
+# before any key in it is trusted. The fingerprints read are each key's primary one (the "fpr" record right after
+# a "pub" record); subkeys belong to their key. A file gpg cannot read whole gives none.
+verify_key() {
+  local file=$1 fingerprints fpr expected known count=0
+  shift
+  fingerprints=$(gpg --batch --show-keys --with-colons "$file" 2>/dev/null |
+    awk -F: '$1 == "pub" { primary = 1; next } $1 == "fpr" && primary { print $10; primary = 0 } $1 == "sub" { primary = 0 }') ||
+    fingerprints=""
+  for fpr in $fingerprints; do
+    known=0
+    for expected in "$@"; do
+      if [ "$fpr" = "$expected" ]; then
+        known=1
+      fi
+    done
+    if [ "$known" -ne 1 ]; then
+      say "error: key file $file holds key ${fpr}, not one of the published ${*}: not trusting it" >&2
+      exit 1
+    fi
+    count=$((count + 1))
+  done
+  if [ "$count" -eq 0 ]; then
+    say "error: key file $file holds no key gpg can read, expected ${*}: not trusting it" >&2
+    exit 1
+  fi
+  say "key $file: all ${count} key(s) match the published fingerprint(s)"
+}
+
+# check_repo_lines FILE EXPECTED...: every line of the repository definition FILE that is not blank or a comment
+# must be one of the EXPECTED lines (known text), and at least one must be there; anything else stops the script
+# before the definition is used. The unexpected line is not printed (it is someone else's text).
+check_repo_lines() {
+  local file=$1 line expected known count=0 number=0
+  shift
+  if [ ! -f "$file" ] || [ -L "$file" ]; then
+    say "error: repository definition $file is missing or not a plain file: not using it" >&2
+    exit 1
+  fi
+  while IFS= read -r line || [ -n "$line" ]; do
+    number=$((number + 1))
+    line=${line%$'\r'}
+    case "$line" in
+      "" | "#"*) continue ;;
+    esac
+    known=0
+    for expected in "$@"; do
+      if [ "$line" = "$expected" ]; then
+        known=1
+      fi
+    done
+    if [ "$known" -ne 1 ]; then
+      say "error: repository definition $file line ${number} is not one this script expects: not using it" >&2
+      exit 1
+    fi
+    count=$((count + 1))
+  done <"$file"
+  if [ "$count" -eq 0 ]; then
+    say "error: repository definition $file is empty: not using it" >&2
+    exit 1
+  fi
+}
+
+write_file() {
+  printf '%s\n' "$2" >"$1"
+}
+
+os_guard() {
+  local id="" version=""
+  if [ -r /etc/os-release ]; then
+    # shellcheck source=/dev/null
+    id=$(. /etc/os-release && printf '%s' "${ID:-}")
+    # shellcheck source=/dev/null
+    version=$(. /etc/os-release && printf '%s' "${VERSION_ID:-}")
+  fi
+  local ok=0
+  case " ${OS_IDS} " in
+    *" ${id} "*)
+      case "$version" in
+        "$OS_VERSION" | "$OS_VERSION".*) ok=1 ;;
+      esac
+      ;;
+  esac
+  if [ "$ok" -eq 1 ]; then
+    say "OS: ${id} ${version} (this script is for ${TARGET_NAME})"
+  elif [ "$FORCE_OS" -eq 1 ]; then
+    say "warning: this is '${id:-unknown} ${version}', the script is for ${TARGET_NAME}; going on (--force-os)" >&2
+  else
+    say "error: this is '${id:-unknown} ${version}', the script is for ${TARGET_NAME}." >&2
+    say "Generate one for this machine (gpudoctor install-script) or pass --force-os." >&2
+    exit 3
+  fi
+}
+
+# apt: a package counts as installed only in state "install ok installed" (dpkg -s also answers for leftovers).
+APT_UPDATED=0
+pkg_installed() {
+  dpkg-query -W -f='${Status}' "$1" 2>/dev/null | grep -q 'install ok installed'
+}
+
+apt_update() {
+  if [ "$APT_UPDATED" -eq 0 ]; then
+    as_root apt-get update
+    APT_UPDATED=1
+  fi
+}
+
+pkg_install() {
+  apt_update
+  if [ "$ASSUME_YES" -eq 1 ]; then
+    as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y "$@"
+  else
+    as_root apt-get install "$@"
+  fi
+}
+
+ensure_prereqs() {
+  local missing=() pkg
+  for pkg in ca-certificates curl gnupg; do
+    pkg_installed "$pkg" || missing+=("$pkg")
+  done
+  if [ "${#missing[@]}" -gt 0 ]; then
+    pkg_install "${missing[@]}"
+  fi
+}
+
+# NVIDIA's CUDA repository through its keyring package: the key inside the .deb is checked against the
+# fingerprint NVIDIA published, and its apt source line against the known one, before dpkg installs it
+# (KEY_ROTATION).
+cuda_arch() {
+  case "$(uname -m)" in
+    aarch64 | arm64) printf 'sbsa' ;;
+    *) printf 'x86_64' ;;
+  esac
+}
+
+# check_keyring_deb DIR URL: the unpacked cuda-keyring holds only its keyring (every key in it NVIDIA's), the apt
+# source line for this repository (known text) and documentation; anything else stops the script before dpkg
+# installs it.
+check_keyring_deb() {
+  local dir=$1 url=$2 path relative lists=0 keys=0
+  while IFS= read -r -d '' path; do
+    relative=${path#"$dir"/}
+    if [ -L "$path" ]; then
+      say "error: cuda-keyring holds a symbolic link ($(printf '%q' "$relative")): not installing it" >&2
+      exit 1
+    fi
+    case "$relative" in
+      etc/apt/sources.list.d/*.list)
+        check_repo_lines "$path" "deb [signed-by=/usr/share/keyrings/cuda-archive-keyring.gpg] ${url}/ /"
+        lists=$((lists + 1))
+        ;;
+      usr/share/keyrings/*.gpg)
+        verify_key "$path" EB693B3035CD5710E231E123A4B469963BF863CC
+        keys=$((keys + 1))
+        ;;
+      usr/share/doc/*) ;;
+      etc/apt/preferences.d/cuda-repository-pin-600)
+        # The package's own apt pin (it lowers the distribution's copies of NVIDIA's tools): only pin stanzas.
+        if grep -Evq '^(Package|Pin|Pin-Priority):|^[[:space:]]*(#|$)' "$path"; then
+          say "error: cuda-keyring's apt pin holds more than pin stanzas: not installing it" >&2
+          exit 1
+        fi
+        ;;
+      *)
+        say "error: cuda-keyring holds an unexpected file ($(printf '%q' "$relative")): not installing it" >&2
+        exit 1
+        ;;
+    esac
+  done < <(find "$dir" -mindepth 1 ! -type d -print0)
+  if [ "$lists" -eq 0 ] || [ "$keys" -eq 0 ]; then
+    say "error: cuda-keyring lacks its keyring or its apt source line: not installing it" >&2
+    exit 1
+  fi
+}
+
+setup_cuda_repo() {
+  if pkg_installed cuda-keyring; then
+    say "= NVIDIA CUDA repository already set up (cuda-keyring is installed)"
+    return 0
+  fi
+  ensure_prereqs
+  local url deb="$WORK/cuda-keyring_1.1-1_all.deb"
+  url="https://developer.download.nvidia.com/compute/cuda/repos/ubuntu2404/$(cuda_arch)"
+  download "$url/cuda-keyring_1.1-1_all.deb" "$deb"
+  run dpkg-deb -x "$deb" "$WORK/cuda-keyring"
+  run verify_key "$WORK/cuda-keyring/usr/share/keyrings/cuda-archive-keyring.gpg" EB693B3035CD5710E231E123A4B469963BF863CC
+  run check_keyring_deb "$WORK/cuda-keyring" "$url"
+  as_root dpkg -i "$deb"
+  APT_UPDATED=0
+}
+
+# The driver floor: 575.51.03 (CUDA 12.9 needs it)
+readonly DRIVER_MIN=575.51.03
+# What to do instead when this runs inside a container.
+readonly HOST_STEPS='on the host: install the NVIDIA driver (gpudoctor install-script there), then the NVIDIA Container Toolkit (gpudoctor install-script --container-toolkit), and start this container with --gpus all (or the nvidia runtime)'
+
+# A container shares the host's kernel: its driver, kernel headers and reboot are the host's, never this script's.
+in_container() {
+  [ -e /.dockerenv ] || [ -e /run/.containerenv ] || grep -qE '/(docker|kubepods|containerd|lxc)' /proc/1/cgroup 2>/dev/null
+}
+
+loaded_driver() {
+  if [ -r /proc/driver/nvidia/version ] && command -v nvidia-smi >/dev/null 2>&1; then
+    nvidia-smi --query-gpu=driver_version --format=csv,noheader 2>/dev/null | head -n 1 || true
+  fi
+}
+
+# The nvidia module built for the running kernel but not loaded yet (installed, reboot pending).
+module_version() {
+  if command -v modinfo >/dev/null 2>&1; then
+    modinfo -F version nvidia 2>/dev/null || true
+  fi
+}
+
+# driver_done: 0 (and says why) when the driver step has nothing to do.
+driver_done() {
+  if in_wsl; then
+    skip driver "inside WSL the Windows driver provides /usr/lib/wsl/lib/libcuda.so; never install a Linux driver in WSL"
+    return 0
+  fi
+  if in_container; then
+    skip driver "inside a container: no driver, kernel headers or reboot here; ${HOST_STEPS}"
+    return 0
+  fi
+  local now module
+  now=$(loaded_driver)
+  if [ -n "$now" ] && { [ -z "$DRIVER_MIN" ] || version_ge "$now" "$DRIVER_MIN"; }; then
+    skip driver "driver ${now} is loaded${DRIVER_MIN:+ (needs >= ${DRIVER_MIN})}"
+    return 0
+  fi
+  module=$(module_version)
+  if [ -z "$now" ] && [ -n "$module" ] && { [ -z "$DRIVER_MIN" ] || version_ge "$module" "$DRIVER_MIN"; }; then
+    skip driver "driver ${module} is installed but not loaded: reboot to load it"
+    REBOOT_NEEDED=1
+    return 0
+  fi
+  if [ -n "$now" ]; then
+    say "driver ${now} is loaded but older than ${DRIVER_MIN}: it will be upgraded"
+  elif command -v nvidia-smi >/dev/null 2>&1; then
+    say "nvidia-smi is installed but no NVIDIA kernel driver answers (/proc/driver/nvidia/version is missing): the driver will be installed"
+  else
+    say "no NVIDIA driver found: it will be installed"
+  fi
+  return 1
+}
+
+secure_boot_notice() {
+  if command -v mokutil >/dev/null 2>&1 && mokutil --sb-state 2>/dev/null | grep -qi 'SecureBoot enabled'; then
+    say "notice: Secure Boot is enabled. The DKMS-built NVIDIA module must be signed with a key the firmware trusts:"
+    say "        enroll the DKMS/MOK key when asked (mokutil --import; confirm in the blue MOK screen at the next boot),"
+    say "        or the module will not load."
+  fi
+}
+
+# NVIDIA's driver from its CUDA repository (DRV_GUIDE).
+step_driver() {
+  driver_done && return 0
+  if ! confirm "Install the NVIDIA driver (cuda-drivers-580 from NVIDIA's repository)?"; then
+    skip driver "declined"
+    return 0
+  fi
+  secure_boot_notice
+  pkg_install "linux-headers-$(uname -r)"
+  setup_cuda_repo
+  pkg_install cuda-drivers-580
+  REBOOT_NEEDED=1
+  DONE+=("driver: cuda-drivers-580 from NVIDIA's repository")
+}
+
+step_toolkit() {
+  if pkg_installed cuda-toolkit-12-9; then
+    skip toolkit "cuda-toolkit-12-9 is installed"
+    return 0
+  fi
+  if ! confirm "Install the CUDA toolkit 12.9 (cuda-toolkit-12-9)?"; then
+    skip toolkit "declined"
+    return 0
+  fi
+  setup_cuda_repo
+  pkg_install cuda-toolkit-12-9
+  DONE+=("toolkit: cuda-toolkit-12-9 (add /usr/local/cuda-12.9/bin to PATH for nvcc)")
+}
+
+step_cudnn() {
+  if pkg_installed cudnn9-cuda-12; then
+    skip cudnn "cudnn9-cuda-12 is installed"
+    return 0
+  fi
+  if ! confirm "Install cuDNN 9 for CUDA 12 (cudnn9-cuda-12)?"; then
+    skip cudnn "declined"
+    return 0
+  fi
+  setup_cuda_repo
+  pkg_install cudnn9-cuda-12
+  DONE+=("cudnn: cudnn9-cuda-12")
+}
+
+summary() {
+  local item
+  say ""
+  say "Summary for ${TARGET_NAME}$([ "$DRY_RUN" -eq 1 ] && printf ' (dry run: nothing was changed)')"
+  # A dry run did nothing: what it lists is what a real run would do.
+  for item in "${DONE[@]+"${DONE[@]}"}"; do
+    if [ "$DRY_RUN" -eq 1 ]; then
+      say "  would:   ${item}"
+    else
+      say "  done:    ${item}"
+    fi
+  done
+  for item in "${SKIPPED[@]+"${SKIPPED[@]}"}"; do
+    say "  skipped: ${item}"
+  done
+  if [ "$REBOOT_NEEDED" -eq 1 ]; then
+    say "  reboot needed: yes (the NVIDIA kernel driver loads at the next boot), then run: gpudoctor check"
+  else
+    say "  reboot needed: no"
+  fi
+}
+
+os_guard
+for step in ${STEPS}; do
+  if wanted "$step"; then
+    "step_${step}"
+  fi
+done
+summary
