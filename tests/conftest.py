@@ -7,6 +7,7 @@ into the project; where they are absent the tests that need them skip.
 
 from __future__ import annotations
 
+import os
 import pathlib
 
 import pytest
@@ -24,4 +25,17 @@ def fixtures_dir() -> pathlib.Path:
     path = real_fixtures_dir()
     if not path.is_dir() or not any(path.iterdir()):
         pytest.skip(f"real captured fixtures not found at {path} (set GPUDOCTOR_FIXTURES)")
+    return path
+
+
+@pytest.fixture(scope="session")
+def framework_python() -> str:
+    path = os.environ.get("GPUDOCTOR_FRAMEWORK_PYTHON")
+    if not path:
+        pytest.skip(
+            "GPUDOCTOR_FRAMEWORK_PYTHON is not set: run scripts/setup-framework-venv.sh and point it at "
+            "that venv's bin/python (scripts/test.sh does both)"
+        )
+    if not (os.path.isfile(path) and os.access(path, os.X_OK)):
+        pytest.skip(f"GPUDOCTOR_FRAMEWORK_PYTHON={path} is not an executable (run scripts/setup-framework-venv.sh)")
     return path

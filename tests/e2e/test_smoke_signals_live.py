@@ -24,19 +24,6 @@ import pytest
 pytestmark = pytest.mark.skipif(sys.platform != "linux", reason="process groups and /proc as on Linux")
 
 
-@pytest.fixture(scope="module")
-def framework_python() -> str:
-    path = os.environ.get("GPUDOCTOR_FRAMEWORK_PYTHON")
-    if not path:
-        pytest.skip(
-            "GPUDOCTOR_FRAMEWORK_PYTHON is not set: run scripts/setup-framework-venv.sh and point it at that "
-            "venv's bin/python (these tests interrupt a real torch smoke run)"
-        )
-    if not (os.path.isfile(path) and os.access(path, os.X_OK)):
-        pytest.skip(f"GPUDOCTOR_FRAMEWORK_PYTHON={path} is not an executable")
-    return path
-
-
 def _probe_of(proc: subprocess.Popen[str]) -> psutil.Process | None:
     """The smoke probe started by ``proc`` (not a rank process of its distributed part), if it runs yet."""
     try:

@@ -10,26 +10,12 @@ package is hand-written, and every such package says "synthetic" in its source.
 from __future__ import annotations
 
 import json
-import os
 import pathlib
 import subprocess
 import sys
 import textwrap
 
 import pytest
-
-
-@pytest.fixture(scope="session")
-def framework_python() -> str:
-    path = os.environ.get("GPUDOCTOR_FRAMEWORK_PYTHON")
-    if not path:
-        pytest.skip(
-            "GPUDOCTOR_FRAMEWORK_PYTHON is not set: run scripts/setup-framework-venv.sh and point it at "
-            "that venv's bin/python (scripts/test.sh does both)"
-        )
-    if not (os.path.isfile(path) and os.access(path, os.X_OK)):
-        pytest.skip(f"GPUDOCTOR_FRAMEWORK_PYTHON={path} is not an executable (run scripts/setup-framework-venv.sh)")
-    return path
 
 
 class SyntheticVenv:
