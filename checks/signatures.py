@@ -76,6 +76,12 @@ def match_finding(match: SignatureMatch, facts: Facts) -> Finding:
     )
 
 
+# Where an error without an NVIDIA GPU on the bus is what asking for one prints: the GPU stack, and JAX and CuPy,
+# which also say "a GPU may be present" from a stale /dev/nvidiactl alone (not in GPU_STACK_AREAS, whose errors
+# also mean someone expected a GPU: a stale device node does not).
+_GPU_USE_AREAS = GPU_STACK_AREAS | {"jax", "cupy"}
+
+
 def _expected_without_gpu(finding: Finding) -> Finding:
     if finding.severity is Severity.INFO:
         return finding
@@ -94,7 +100,7 @@ def _outcome(area: str, facts: Facts) -> Outcome:
     if not matches:
         return not_applicable(f"no known error message about {what} in the evidence")
     findings = [match_finding(m, facts) for m in matches]
-    if facts.gpu_census.none_on_bus and area in GPU_STACK_AREAS:
+    if facts.gpu_census.none_on_bus and area in _GPU_USE_AREAS:
         findings = [_expected_without_gpu(f) for f in findings]
     notes = sum(1 for f in findings if f.severity is Severity.INFO)
     return judged(
