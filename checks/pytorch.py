@@ -11,7 +11,6 @@ import re
 from gpudoctor import kb
 from gpudoctor.api import CheckContext, Finding, Fix, Severity, check, not_applicable, ok
 from gpudoctor.facts.facts import Facts
-from gpudoctor.facts.framework_model import TorchFacts
 from gpudoctor.facts.predicates import comparable_driver, cuda_major_minor, driver_older
 from gpudoctor.kb.driver_branches import legacy_branch_architecture
 from gpudoctor.kb.torch_wheels import TORCH_OLDEST_CAPABILITY
@@ -36,27 +35,7 @@ from gpudoctor_checks._frameworks import (
     torch_wheel_fix,
 )
 from gpudoctor_checks._pytorch_causes import cuda_init_cause
-
-
-def _describe(torch: TorchFacts) -> str:
-    if torch.cuda:
-        build = f"CUDA {torch.cuda} build"
-    elif torch.hip:
-        build = f"ROCm (HIP {torch.hip}) build"
-    elif torch.cpu_only:
-        build = "CPU-only build"
-    else:
-        build = "build unknown"
-    return f"torch {torch.version} ({build})"
-
-
-def _skip_unless_imported(torch: TorchFacts, cuda_build: bool = False) -> Outcome | None:
-    """Not applicable unless torch imported (or a report describes it), and, with ``cuda_build``, is a CUDA build."""
-    if not (torch.run.status in ("ok", "from_report") and torch.version):
-        return not_applicable("PyTorch not available to judge (see TORCH001)", {"status": torch.run.status})
-    if cuda_build and not torch.cuda:
-        return not_applicable("not a CUDA build of PyTorch")
-    return None
+from gpudoctor_checks._pytorch_common import describe_torch, gpu_names_for, one_line, skip_unless_imported
 
 
 @check("TORCH001", area="pytorch", title="PyTorch imports in the target Python")
@@ -97,7 +76,7 @@ def torch_imports(facts: Facts, ctx: CheckContext) -> Outcome:
         torch_origin_words(torch),
     ]
     where = "in a pasted collect_env report" if torch.source == "collect_env" else f"in {python_words(torch.python)}"
-    summary = f"{_describe(torch)} {where}"
+    summary = f"{describe_torch(torch)} {where}"
     extra = ", ".join(e for e in extras if e)
     note = local_install_note(facts, torch)
     return ok(summary + (f"; {extra}" if extra else ""), data, [note] if note else None)
@@ -116,7 +95,7 @@ def torch_build_matches(facts: Facts, ctx: CheckContext) -> Outcome:
     https://download.pytorch.org/whl/cuXYZ`).
     """
     torch = facts.torch
-    skipped = _skip_unless_imported(torch)
+    skipped = skip_unless_imported(torch)
     if skipped is not None:
         return skipped
     data: dict[str, object] = {
@@ -126,7 +105,7 @@ def torch_build_matches(facts: Facts, ctx: CheckContext) -> Outcome:
         "cpu_only": torch.cpu_only,
     }
     if torch.cuda:
-        return ok(f"{_describe(torch)}", data)
+        return ok(f"{describe_torch(torch)}", data)
     unknown = gpus_unknown(facts)
     if unknown is not None and not torch.hip:
         # Unknown is not fine: a CPU-only build where a GPU may be is the commonest reason CUDA is "not available".
@@ -142,10 +121,12 @@ def torch_build_matches(facts: Facts, ctx: CheckContext) -> Outcome:
         return Outcome(message, [finding], data)
     if unknown is not None:
         return not_applicable(
-            f"{_describe(torch)}; whether this machine has an NVIDIA GPU is not known: {unknown}", data
+            f"{describe_torch(torch)}; whether this machine has an NVIDIA GPU is not known: {unknown}", data
         )
     if not gpus_present(facts):
-        return ok(f"{_describe(torch)}; no NVIDIA GPU on the PCI bus, so the CPU is what this machine can use", data)
+        return ok(
+            f"{describe_torch(torch)}; no NVIDIA GPU on the PCI bus, so the CPU is what this machine can use", data
+        )
     if torch.python is not None and torch.python.os == "macos":
         return not_applicable("macOS: PyTorch has no CUDA builds for macOS (it uses MPS)", data)
     build = "a ROCm build (for AMD GPUs)" if torch.hip else "a CPU-only build"
@@ -175,7 +156,7 @@ def torch_driver(facts: Facts, ctx: CheckContext) -> Outcome:
     driver can run (the finding prints its pip command).
     """
     torch = facts.torch
-    skipped = _skip_unless_imported(torch, cuda_build=True)
+    skipped = skip_unless_imported(torch, cuda_build=True)
     if skipped is not None:
         return skipped
     driver = driver_version(facts)
@@ -212,7 +193,7 @@ def torch_driver(facts: Facts, ctx: CheckContext) -> Outcome:
             f"this driver is {driver}{supports}"
         )
         if too_old_text:
-            message += f'. torch says: "{_one_line(too_old_text)}"'
+            message += f'. torch says: "{one_line(too_old_text)}"'
         fix, choice = torch_wheel_fix(
             facts,
             torch,
@@ -270,7 +251,7 @@ def torch_arch(facts: Facts, ctx: CheckContext) -> Outcome:
     right --index-url (e.g. cu126 for Pascal, cu128 or newer for Blackwell).
     """
     torch = facts.torch
-    skipped = _skip_unless_imported(torch, cuda_build=True)
+    skipped = skip_unless_imported(torch, cuda_build=True)
     if skipped is not None:
         return skipped
     ccs = capabilities(facts, torch.devices)
@@ -310,7 +291,7 @@ def torch_arch(facts: Facts, ctx: CheckContext) -> Outcome:
     if uncovered:
         sms = ", ".join(f"sm_{c.replace('.', '')}" for c in uncovered)
         message = (
-            f"torch {torch.version} has no kernels for {sms} ({_names_for(facts, torch, uncovered)}): "
+            f"torch {torch.version} has no kernels for {sms} ({gpu_names_for(facts, torch, uncovered)}): "
             f'it was built for {listing}; CUDA operations fail with "no kernel image is available"'
         )
         fix, choice = torch_wheel_fix(facts, torch, f"Install a torch build that includes {sms}.", uninstall_first=True)
@@ -350,7 +331,7 @@ def torch_cuda_init(facts: Facts, ctx: CheckContext) -> Outcome:
     How to fix: follow the finding; each cause has its own fix.
     """
     torch = facts.torch
-    skipped = _skip_unless_imported(torch, cuda_build=True)
+    skipped = skip_unless_imported(torch, cuda_build=True)
     if skipped is not None:
         return skipped
     data = {
@@ -398,18 +379,6 @@ def torch_cuda_init(facts: Facts, ctx: CheckContext) -> Outcome:
         )
         return Outcome(message, [finding], data)
     said = cuda_init_cause(facts, error)
-    message = "torch.cuda.is_available() is False" + (f': "{_one_line(error)}"' if error else "") + f" — {said.words}"
+    message = "torch.cuda.is_available() is False" + (f': "{one_line(error)}"' if error else "") + f" — {said.words}"
     finding = Finding(Severity.PROBLEM, message, said.fix, evidence, cause=said.cause, other_causes=said.other_causes)
     return Outcome(message, [finding], data)
-
-
-def _names_for(facts: Facts, torch: TorchFacts, ccs: list[str]) -> str:
-    names = {d.name for d in torch.devices if d.compute_capability in ccs and d.name}
-    names |= {g.name for g in facts.gpus if g.compute_capability in ccs and g.name}
-    if torch.unsupported_gpu and torch.unsupported_capability in ccs:
-        names.add(torch.unsupported_gpu)
-    return ", ".join(sorted(names)) or "this GPU"
-
-
-def _one_line(text: str) -> str:
-    return " ".join(text.split())[:400]
