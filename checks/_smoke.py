@@ -22,6 +22,7 @@ from gpudoctor.facts.pci_address import normalize_bus_id
 from gpudoctor.facts.smoke_model import BandwidthResult, CnnResult, MatmulResult, SmokeDevice, SmokeFacts
 from gpudoctor.facts.topology_model import TopoGpu
 from gpudoctor.results import Outcome
+from gpudoctor.words import counted
 
 if TYPE_CHECKING:
     from gpudoctor.kb.gpu_specs import GpuSpec
@@ -101,7 +102,7 @@ def cpu_threads(smoke: SmokeFacts) -> int | None:
 def threads_words(smoke: SmokeFacts) -> str:
     """ "on 2 threads" for the CPU baseline, or nothing when unknown."""
     count = cpu_threads(smoke)
-    return f"on {count} thread{'s' if count != 1 else ''}" if count else ""
+    return f"on {counted(count, 'thread')}" if count else ""
 
 
 def cpu_share(smoke: SmokeFacts) -> float | None:

@@ -16,7 +16,6 @@ import json
 import os
 import pathlib
 import shutil
-import subprocess
 import sys
 import tempfile
 import urllib.parse
@@ -139,13 +138,15 @@ def _build_wheel(tree: pathlib.Path, into: pathlib.Path) -> pathlib.Path:
     command = [sys.executable, "-m", "pip", "wheel", "--no-deps", "--quiet", "--wheel-dir", str(into / "out")]
     if all(importlib.util.find_spec(name) is not None for name in ("setuptools", "wheel")):
         command.append("--no-build-isolation")  # the backend is here: no download needed
-    try:
-        done = subprocess.run([*command, str(copy)], capture_output=True, text=True, timeout=600, check=False)
-    except subprocess.TimeoutExpired:
-        raise UsageError("building gpudoctor's wheel took over 10 minutes: use --preflight none") from None
+    # The one hardened runner: its own process group, killed on Ctrl-C or at the limit, output capped.
+    from gpudoctor.evidence.run_command import run_command
+
+    done = run_command("pip-wheel", [*command, str(copy)], timeout=600)
+    if done.timed_out:
+        raise UsageError("building gpudoctor's wheel took over 10 minutes: use --preflight none")
     wheels = sorted((into / "out").glob("gpudoctor-*.whl"))
-    if done.returncode != 0 or len(wheels) != 1:
-        lines = (done.stderr + done.stdout).strip().splitlines()
+    if done.error or done.exit_code != 0 or len(wheels) != 1:
+        lines = (done.stderr + (done.text or "") + (done.error or "")).strip().splitlines()
         last = [line for line in lines if line.lower().startswith("error")][-1:] or lines[-1:] or ["no wheel"]
         raise UsageError(f"building gpudoctor's wheel failed ({last[0][:200]}): use --preflight none")
     return wheels[0]

@@ -241,7 +241,6 @@ def test_hard_timeout_asks_then_kills_and_says_so(framework_python):
     item = run_smoke(framework_python, "torch", "quick", timeout=1.5)
     assert item.timed_out is True
     assert "did not finish within 1.5 s" in item.error
-    assert item.duration_s < 1.5 + 5 + 3  # asked to stop, then killed at the latest after the grace
     # Asked with SIGINT first, the probe (still importing torch, or at its first workload) printed what it had.
     doc = item.json()
     assert doc is not None and doc["stopped_by"] == "interrupt", item.stderr[-2000:]
