@@ -34,6 +34,12 @@ AREAS: tuple[Area, ...] = (
     Area("cuda", ("CUDA",), "CUDA toolkit"),
     Area("cudnn", ("CUDNN",), "cuDNN"),
     Area("devices", ("DEV",), "Device nodes"),
+    # Other vendors' stacks, each a plugin of its own (checks/rocm*.py, intel_xpu.py, apple_mps.py, tpu.py):
+    # after NVIDIA's driver-level areas, before the frameworks that run on them.
+    Area("rocm", ("ROCM",), "AMD GPUs and ROCm"),
+    Area("xpu", ("XPU",), "Intel GPUs (XPU)"),
+    Area("mps", ("MPS",), "Apple GPU (MPS)"),
+    Area("tpu", ("TPU",), "Google TPU"),
     Area("environment", ("ENV",), "Environment"),
     Area("frameworks", ("FW",), "Frameworks (target Python)"),
     Area("pytorch", ("TORCH",), "PyTorch"),

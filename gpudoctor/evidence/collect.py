@@ -36,8 +36,12 @@ if TYPE_CHECKING:
 
 DEFAULT_TIMEOUT_S = 10.0
 
-# Kernel log lines worth keeping: the NVIDIA driver's own (NVRM, Xid) and nouveau's.
-_KERNEL_LOG_LINE = re.compile(r"NVRM|Xid|nvidia|nouveau|NVIDIA", re.IGNORECASE)
+# Kernel log lines worth keeping: the NVIDIA driver's own (NVRM, Xid) and nouveau's; AMD's amdgpu and KFD;
+# Intel's i915 and xe; and the PCI core's words about BARs (a GPU whose BAR found no space fails to probe).
+_KERNEL_LOG_LINE = re.compile(
+    r"NVRM|Xid|nvidia|nouveau|NVIDIA|amdgpu|\bkfd\b|\b(?:i915|xe) [0-9a-f]{4}:|BAR \d+: (?:no space|failed)",
+    re.IGNORECASE,
+)
 _KERNEL_LOG_KEEP = 500
 
 
@@ -178,7 +182,10 @@ def live_sources(sources: Iterable[Source], target: TargetPython | None, framewo
     return [
         s
         for s in sources
-        if s.live and (s.probe is None or s.probe in wanted) and (s.name != "target-python.json" or target is not None)
+        if s.live
+        and (s.probe is None or s.probe in wanted)
+        and (s.name != "target-python.json" or target is not None)
+        and (not s.platforms or sys.platform.startswith(s.platforms))
     ]
 
 

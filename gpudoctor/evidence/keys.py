@@ -50,6 +50,22 @@ class EvidenceKey(str, enum.Enum):
     TORCH_COLLECT_ENV = "torch-collect-env.txt"
     TENSORFLOW_LOG = "tensorflow-log.txt"
     PASTE = "pasted-text.txt"
+    # AMD GPUs and ROCm
+    AMD_SMI = "amd-smi.txt"  # `amd-smi static --json` (a pasted text `amd-smi static` too)
+    AMD_SMI_LIST = "amd-smi-list.txt"
+    ROCM_SMI = "rocm-smi.txt"  # `rocm-smi --showallinfo --json` (pasted concise / -a text too)
+    ROCMINFO = "rocminfo.txt"
+    KFD_TOPOLOGY = "kfd-topology.json"
+    ROCM_INSTALL = "rocm-install.json"
+    ACCEL_DEVICE_NODES = "accel-device-nodes.json"  # /dev/kfd, /dev/dri/*, /dev/accel*, /dev/vfio/*, groups
+    # Intel GPUs
+    XPU_SMI = "xpu-smi.txt"  # `xpu-smi discovery -j` (a pasted table too)
+    SYCL_LS = "sycl-ls.txt"
+    # Apple
+    MAC_DISPLAYS = "system-profiler-displays.txt"  # `system_profiler SPDisplaysDataType -json` (or its text)
+    MACOS = "macos.json"  # macOS version, chip, whether this process runs under Rosetta
+    # Google TPU
+    TPU_RUNTIME = "tpu-runtime.json"  # the libtpu lock file, TPU environment
 
     # A str subclass that prints, formats and hashes as its value, so it can key the evidence dict,
     # appear in JSON and join into text exactly like the file name it stands for.

@@ -11,7 +11,7 @@ import sys
 from dataclasses import dataclass
 from typing import Callable
 
-from gpudoctor.evidence import system_scan
+from gpudoctor.evidence import scan_amd, scan_macos, scan_tpu, system_scan
 
 
 @dataclass(frozen=True)
@@ -31,6 +31,10 @@ class Source:
     probe: str | None = None
     # Never collected live: only a person hands it in (a pasted report read by ``check --from``).
     live: bool = True
+    # The sys.platform prefixes it is collected on ("linux", "darwin"); empty: everywhere. A source of another
+    # platform is not collected at all (it says "not collected", never "failed"), so a Mac spends no time on
+    # /proc and sysfs, and Linux none on system_profiler.
+    platforms: tuple[str, ...] = ()
 
 
 def _nvml_argv() -> tuple[str, ...]:
@@ -118,7 +122,7 @@ SOURCES: tuple[Source, ...] = (
     Source("dmesg-nvidia.txt", "command", "kernel log lines from the NVIDIA driver (NVRM, Xid)", argv=("dmesg",)),
     Source("nvml.json", "json", "what NVML answered (run in a subprocess)", argv=_nvml_argv()),
     Source("env.json", "json", "GPU-related environment variables (allow-list)", scan=system_scan.scan_environment),
-    Source("pci-devices.json", "json", "NVIDIA functions on the PCI bus from sysfs", scan=system_scan.scan_pci),
+    Source("pci-devices.json", "json", "GPU and TPU functions on the PCI bus from sysfs", scan=system_scan.scan_pci),
     Source(
         "cpu-topology.json",
         "json",
@@ -141,6 +145,48 @@ SOURCES: tuple[Source, ...] = (
     Source("framework-tensorflow.json", "json", "TensorFlow as the target Python sees it (probe)", probe="tensorflow"),
     Source("framework-jax.json", "json", "JAX as the target Python sees it (probe)", probe="jax"),
     Source("framework-cupy.json", "json", "CuPy as the target Python sees it (probe)", probe="cupy"),
+    # AMD GPUs and ROCm: amd-smi preferred, rocm-smi for older stacks, the KFD topology read directly for no tool.
+    Source("amd-smi.txt", "command", "AMD GPUs as amd-smi sees them", argv=("amd-smi", "static", "--json")),
+    Source("amd-smi-list.txt", "command", "AMD GPU list with bus ids", argv=("amd-smi", "list")),
+    Source("rocm-smi.txt", "command", "AMD GPUs as rocm-smi sees them", argv=("rocm-smi", "--showallinfo", "--json")),
+    Source("rocminfo.txt", "command", "the ROCm runtime's agents (gfx targets)", argv=("rocminfo",)),
+    Source(
+        "kfd-topology.json",
+        "json",
+        "the KFD topology (AMD GPUs, XGMI links) from sysfs",
+        scan=scan_amd.scan_kfd_topology,
+        platforms=("linux",),
+    ),
+    Source(
+        "rocm-install.json", "json", "ROCm installs under /opt", scan=scan_amd.scan_rocm_install, platforms=("linux",)
+    ),
+    Source(
+        "accel-device-nodes.json",
+        "json",
+        "/dev/kfd, /dev/dri, /dev/accel* and /dev/vfio nodes, and this user's groups",
+        scan=scan_amd.scan_accel_device_nodes,
+        platforms=("linux",),
+    ),
+    # Intel GPUs
+    Source("xpu-smi.txt", "command", "Intel GPUs as xpu-smi sees them", argv=("xpu-smi", "discovery", "-j")),
+    Source("sycl-ls.txt", "command", "SYCL devices (Level Zero, OpenCL)", argv=("sycl-ls",)),
+    # Apple
+    Source(
+        "system-profiler-displays.txt",
+        "command",
+        "the Mac's GPUs",
+        argv=("system_profiler", "SPDisplaysDataType", "-json"),
+        platforms=("darwin",),
+    ),
+    Source("macos.json", "json", "macOS version, chip, Rosetta", scan=scan_macos.scan_macos, platforms=("darwin",)),
+    # Google TPU
+    Source(
+        "tpu-runtime.json",
+        "json",
+        "the libtpu lock file and TPU settings",
+        scan=scan_tpu.scan_tpu_runtime,
+        platforms=("linux",),
+    ),
     # Collected only when asked for (smoke, check --smoke, collect --smoke): it runs real workloads.
     Source("smoke.json", "json", "smoke workloads: matmul, CNN step, bandwidth, all-reduce (probe)", live=False),
     Source("torch-collect-env.txt", "file", "a pasted `python -m torch.utils.collect_env` report", live=False),

@@ -16,6 +16,12 @@ import sys
 from collections.abc import Mapping
 
 NVIDIA_PCI_VENDOR = "0x10de"
+# What the PCI scan keeps besides every NVIDIA function (GPUs, NVSwitches): the display and processing-accelerator
+# functions of the other accelerator vendors (AMD, Intel), and every function of Google's (TPUs; which of them
+# are TPUs, and not its virtual NIC, is decided by gpudoctor.kb.accelerator_pci). A superset, kept small.
+_ACCELERATOR_VENDORS = ("0x1002", "0x8086")
+_ACCELERATOR_CLASSES = ("0x03", "0x12")
+_GOOGLE_PCI_VENDOR = "0x1ae0"
 
 # Environment variables that shape GPU behaviour.  An allow-list, never a dump:
 # a snapshot is meant to be shared and must not carry secrets.
@@ -56,6 +62,25 @@ ENV_ALLOW = (
     "OMP_NUM_THREADS",
     "container",
     "WSL_DISTRO_NAME",
+    # AMD ROCm
+    "HIP_VISIBLE_DEVICES",
+    "ROCR_VISIBLE_DEVICES",
+    "GPU_DEVICE_ORDINAL",
+    "HSA_OVERRIDE_GFX_VERSION",
+    "ROCM_PATH",
+    "HIP_PATH",
+    "PYTORCH_ROCM_ARCH",
+    # Intel
+    "ZE_AFFINITY_MASK",
+    "ONEAPI_DEVICE_SELECTOR",
+    "SYCL_DEVICE_FILTER",
+    # Apple
+    "PYTORCH_ENABLE_MPS_FALLBACK",
+    # Google TPU
+    "TPU_VISIBLE_DEVICES",
+    "TPU_ACCELERATOR_TYPE",
+    "ALLOW_MULTIPLE_LIBTPU_LOAD",
+    "PJRT_DEVICE",
 )
 # Only the presence of these is recorded (their values can name hosts or hold tokens).
 ENV_PRESENCE_ONLY = (
@@ -93,8 +118,17 @@ def _join(root: str, path: str) -> str:
     return os.path.join(root, path.lstrip("/")) if root not in ("", "/") else path
 
 
+def _keep_pci_function(path: str, vendor: str) -> bool:
+    if vendor in (NVIDIA_PCI_VENDOR, _GOOGLE_PCI_VENDOR):
+        return True
+    if vendor not in _ACCELERATOR_VENDORS:
+        return False
+    return (_read(os.path.join(path, "class")) or "").strip().lower().startswith(_ACCELERATOR_CLASSES)
+
+
 def scan_pci(root: str = "/") -> dict[str, object]:
-    """NVIDIA functions on the PCI bus, from sysfs: works with no driver loaded."""
+    """Accelerator functions on the PCI bus (every NVIDIA one; AMD, Intel and Google GPUs/TPUs), from sysfs:
+    works with no driver loaded."""
     base = _join(root, "/sys/bus/pci/devices")
     devices: list[dict[str, object]] = []
     try:
@@ -103,8 +137,8 @@ def scan_pci(root: str = "/") -> dict[str, object]:
         return {"readable": False, "error": str(exc), "scanned": 0, "devices": []}
     for address in addresses:
         path = os.path.join(base, address)
-        vendor = (_read(os.path.join(path, "vendor")) or "").strip()
-        if vendor != NVIDIA_PCI_VENDOR:
+        vendor = (_read(os.path.join(path, "vendor")) or "").strip().lower()
+        if not _keep_pci_function(path, vendor):
             continue
         record: dict[str, object] = {"address": address, "vendor": vendor}
         for attribute in (

@@ -1,16 +1,26 @@
 """The accelerators of the machine, vendor-neutral at the top with each vendor's detail beneath.
 
-Today only NVIDIA GPUs are read (NVML / nvidia-smi through the inventory, and the PCI bus for GPUs no driver
-answers for); AMD and Intel GPUs and TPUs join as further vendors with their own detail type, so that what
-every vendor shares (how many, which, how much memory, whether a driver sees them) is read the same way.
+Each vendor contributes its own list (NVIDIA from NVML / nvidia-smi, AMD from amd-smi / rocm-smi / rocminfo /
+KFD, Intel from xpu-smi / sycl-ls, Apple from system_profiler, TPUs from the bus and JAX), and the PCI bus
+adds the GPUs no driver answers for, so that what every vendor shares (how many, which, how much memory,
+whether a driver sees them) is read the same way, and a machine with GPUs of two vendors lists both.
 """
 
 from __future__ import annotations
 
 import enum
+from collections import Counter
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
+from gpudoctor.facts.amd_model import AmdGpu
+from gpudoctor.facts.apple_model import AppleGpu
+from gpudoctor.facts.intel_model import IntelGpu
 from gpudoctor.facts.model import GpuInfo, PciDevice
+from gpudoctor.facts.tpu_model import TpuChip
+
+if TYPE_CHECKING:
+    from gpudoctor.facts.facts import Facts
 
 
 class Vendor(str, enum.Enum):
@@ -22,7 +32,15 @@ class Vendor(str, enum.Enum):
 
 
 # PCI vendor ids of the GPU vendors (PCI-SIG's registry): what the bus says before any driver does.
-PCI_VENDOR_IDS = {"10de": Vendor.NVIDIA, "1002": Vendor.AMD, "8086": Vendor.INTEL}
+PCI_VENDOR_IDS = {"10de": Vendor.NVIDIA, "1002": Vendor.AMD, "8086": Vendor.INTEL, "1ae0": Vendor.GOOGLE}
+
+VENDOR_WORDS = {
+    Vendor.NVIDIA: "NVIDIA",
+    Vendor.AMD: "AMD",
+    Vendor.INTEL: "Intel",
+    Vendor.APPLE: "Apple",
+    Vendor.GOOGLE: "Google TPU",
+}
 
 
 @dataclass(frozen=True)
@@ -34,10 +52,14 @@ class Accelerator:
     name: str | None
     bus_id: str | None  # "0000:01:00.0"
     memory_total_mib: int | None
-    architecture: str | None  # "Ampere"; an AMD gfx target next
+    architecture: str | None  # "Ampere"; an AMD gfx target ("gfx90a"); a TPU generation ("v4")
     driver_sees: bool  # the vendor's driver reports it; False: it is on the PCI bus only
-    source: str  # where it was read: "driver" (NVML / nvidia-smi / a report) or "pci"
+    source: str  # where it was read: "driver" (NVML / nvidia-smi / amd-smi / a report ...) or "pci"
     nvidia: GpuInfo | None = None  # NVIDIA's detail: compute capability, MIG, PCIe link, ...
+    amd: AmdGpu | None = None  # AMD's detail: gfx target, compute units, partition, XGMI hive, ...
+    intel: IntelGpu | None = None
+    apple: AppleGpu | None = None
+    tpu: TpuChip | None = None
 
 
 def nvidia_accelerators(gpus: list[GpuInfo], pci_gpus: list[PciDevice]) -> tuple[Accelerator, ...]:
@@ -76,3 +98,59 @@ def nvidia_accelerators(gpus: list[GpuInfo], pci_gpus: list[PciDevice]) -> tuple
     if seen and not known_buses:
         return seen
     return seen + on_bus_only
+
+
+def bus_only(vendor: Vendor, functions: list[PciDevice], known_bus_ids: set[str]) -> tuple[Accelerator, ...]:
+    """The ``functions`` of ``vendor`` on the bus that no tool of that vendor reported."""
+    known = {b.lower() for b in known_bus_ids}
+    return tuple(
+        Accelerator(
+            vendor=vendor,
+            index=None,
+            name=device.description,
+            bus_id=device.address,
+            memory_total_mib=None,
+            architecture=None,
+            driver_sees=False,
+            source="pci",
+        )
+        for device in functions
+        if device.address.lower() not in known
+        and PCI_VENDOR_IDS.get((device.vendor_id or "").lower().removeprefix("0x")) is vendor
+    )
+
+
+def all_accelerators(facts: Facts) -> tuple[Accelerator, ...]:
+    """Every vendor's accelerators: NVIDIA's, then AMD's, Intel's, Apple's and Google's TPUs."""
+    from gpudoctor.facts.amd import amd_accelerators
+    from gpudoctor.facts.apple import apple_accelerators
+    from gpudoctor.facts.intel import intel_accelerators
+    from gpudoctor.facts.tpu import tpu_accelerators
+
+    return (
+        nvidia_accelerators(facts.gpus, facts.pci_gpus)
+        + amd_accelerators(facts)
+        + intel_accelerators(facts)
+        + apple_accelerators(facts)
+        + tpu_accelerators(facts)
+    )
+
+
+def describe_accelerators(accelerators: tuple[Accelerator, ...]) -> str | None:
+    """The machine's accelerators in a few words: "2 × AMD Instinct MI210 (gfx90a)", "1 × NVIDIA H100 ...".
+
+    Identical devices are counted together, in the order first seen; None when there are none.
+    """
+    if not accelerators:
+        return None
+    labels = Counter(_label(a) for a in accelerators)
+    return ", ".join(f"{count} × {label}" for label, count in labels.items())
+
+
+def _label(accelerator: Accelerator) -> str:
+    name = accelerator.name or f"{VENDOR_WORDS[accelerator.vendor]} device"
+    if accelerator.vendor is Vendor.AMD and accelerator.architecture and accelerator.architecture not in name:
+        return f"{name} ({accelerator.architecture})"
+    if accelerator.vendor is Vendor.GOOGLE and accelerator.architecture:
+        return f"TPU {accelerator.architecture}" if not accelerator.name else name
+    return name

@@ -44,9 +44,9 @@ from gpudoctor.facts.model import (
 )
 from gpudoctor.facts.sources_state import Missing, SourceRun, source_run
 from gpudoctor.facts.text_facts import TextFacts
+from gpudoctor.facts.vendor_facts import VendorFacts
 
 if TYPE_CHECKING:
-    from gpudoctor.facts.accelerators import Accelerator
     from gpudoctor.facts.cuda_toolkit import CudaToolkit
     from gpudoctor.facts.cudnn import CudnnInstall
     from gpudoctor.facts.framework_model import CollectEnvReport, CupyFacts, JaxFacts, TensorflowFacts, TorchFacts
@@ -60,7 +60,7 @@ if TYPE_CHECKING:
     from gpudoctor.facts.topology_model import MachineTopology, NvLinkState, P2PMatrix, TopoMatrix
 
 
-class Facts(TextFacts):
+class Facts(TextFacts, VendorFacts):
     """The typed model of one machine, parsed from its evidence on first use.
 
     Checks read only these properties.  ``evidence`` stays reachable for the facts layer's own
@@ -149,7 +149,12 @@ class Facts(TextFacts):
     @cached_property
     def pci_devices(self) -> list[PciDevice]:
         """NVIDIA PCI functions: sysfs first (works without any driver), lspci to fill in."""
-        from_sysfs = sysfs_pci.parse_pci_devices_json(self.evidence.json(Ev.PCI_DEVICES.value))
+        # The scan also keeps other vendors' GPUs and TPUs (``pci_accelerators``); these are NVIDIA's functions.
+        from_sysfs = [
+            d
+            for d in sysfs_pci.parse_pci_devices_json(self.evidence.json(Ev.PCI_DEVICES.value))
+            if (d.vendor_id or "10de").lower() == "10de"
+        ]
         text = self.evidence.text(Ev.LSPCI.value)
         from_lspci = list(lspci.parse_lspci(text)) if text else []
         from_lspci = [
@@ -396,10 +401,3 @@ class Facts(TextFacts):
         from gpudoctor.facts.inventory import gpu_census
 
         return gpu_census(self)
-
-    @cached_property
-    def accelerators(self) -> tuple[Accelerator, ...]:
-        """Every accelerator, vendor-neutral: the GPUs the driver reports, then GPUs only the PCI bus shows."""
-        from gpudoctor.facts.accelerators import nvidia_accelerators
-
-        return nvidia_accelerators(self.gpus, self.pci_gpus)

@@ -94,6 +94,11 @@ def parse_lspci(text: object) -> list[PciDevice]:
     return devices
 
 
+def is_device_line(line: str) -> bool:
+    """The line heads a device ("01:00.0 VGA compatible controller: ..."), not one of its indented details."""
+    return _DEVICE.match(line) is not None
+
+
 def lists_devices(text: object) -> bool:
     """The lspci output lists devices (a scan of the bus), not only a pasted block of one device's lines."""
     return isinstance(text, str) and any(_DEVICE.match(line) for line in text.splitlines())

@@ -1,0 +1,3 @@
+"""Apple GPUs: MPS built and available, the macOS it needs, Rosetta, TensorFlow's Metal plugin."""
+
+from __future__ import annotations

@@ -1,0 +1,41 @@
+"""Typed facts about Google Cloud TPUs: chips on the bus, their device nodes, libtpu and who holds them.
+
+Read from the PCI bus (vendor 0x1ae0), ``/dev/accel*`` and ``/dev/vfio/*``, the libtpu lock file, the JAX
+probe and pasted ``jax.devices()`` output and error logs.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class TpuChip:
+    bus_id: str | None = None
+    device_id: str | None = None  # "005e"
+    generation: str | None = None  # "v4", "v5e", from the device id
+    device_node: str | None = None  # "/dev/accel0" or "/dev/vfio/0"
+
+
+@dataclass(frozen=True)
+class TpuDevice:
+    """One device as JAX lists it (a TensorCore: two per chip on v2/v3, one from v4 on)."""
+
+    id: int
+    process_index: int | None = None
+    coords: tuple[int, ...] | None = None
+    core_on_chip: int | None = None
+    kind: str | None = None  # device_kind, "TPU v4"
+
+
+@dataclass(frozen=True)
+class TpuFacts:
+    chips: tuple[TpuChip, ...] = ()
+    devices: tuple[TpuDevice, ...] | None = None  # None: no jax.devices() listing in the evidence
+    libtpu_version: str | None = None
+    lockfile: str | None = None  # "/tmp/libtpu_lockfile" when it exists
+    in_use_by_pid: int | None = None  # "The TPU is already in use by process with pid N"
+
+    @property
+    def present(self) -> bool:
+        return bool(self.chips) or bool(self.devices)
