@@ -48,6 +48,10 @@ AREA_CHECKS: dict[str, tuple[str, str, str]] = {
     "tensorflow": ("TF003", "No TensorFlow GPU errors in the logs", "TensorFlow and XLA"),
     "jax": ("JAX002", "No JAX GPU errors in the logs", "JAX"),
     "cupy": ("CUPY002", "No CuPy GPU errors in the logs", "CuPy"),
+    "rocm": ("ROCM090", "No AMD GPU or ROCm errors in the logs", "AMD GPUs, amdgpu and the ROCm stack"),
+    "xpu": ("XPU090", "No Intel GPU errors in the logs", "Intel GPUs, Level Zero and torch.xpu"),
+    "mps": ("MPS090", "No Apple GPU errors in the logs", "Apple's MPS and Metal"),
+    "tpu": ("TPU090", "No TPU errors in the logs", "Google TPUs and libtpu"),
 }
 
 
@@ -136,3 +140,7 @@ TORCH006 = _area_check("pytorch")
 TF003 = _area_check("tensorflow")
 JAX002 = _area_check("jax")
 CUPY002 = _area_check("cupy")
+ROCM090 = _area_check("rocm")
+XPU090 = _area_check("xpu")
+MPS090 = _area_check("mps")
+TPU090 = _area_check("tpu")
