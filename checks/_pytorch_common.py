@@ -14,6 +14,8 @@ def describe_torch(torch: TorchFacts) -> str:
         build = f"CUDA {torch.cuda} build"
     elif torch.hip:
         build = f"ROCm (HIP {torch.hip}) build"
+    elif torch.xpu_built:
+        build = "Intel XPU build"
     elif torch.cpu_only:
         build = "CPU-only build"
     else:

@@ -313,7 +313,7 @@ def link_for(facts: Facts, found: SmokeDevice | None) -> Link | None:
     """The PCIe link of the GPU behind a smoke device as the evidence saw it (NVML / nvidia-smi, else sysfs)."""
     gpu = topo_gpu_for(facts, found)
     if gpu is None:
-        return None
+        return _bus_link(facts, found)
     link = gpu.pcie
     if not link.gen_current or not link.width_current:
         return Link(None, None, None, None, "unknown", gpu.numa_node) if gpu.numa_node is not None else None
@@ -324,6 +324,25 @@ def link_for(facts: Facts, found: SmokeDevice | None) -> Link | None:
         link.width_max,
         "sysfs" if link.source == "sysfs" else "nvidia-smi",
         gpu.numa_node,
+    )
+
+
+def _bus_link(facts: Facts, found: SmokeDevice | None) -> Link | None:
+    """Another vendor's GPU (AMD through ROCm, whose devices torch names cuda:N): its link from the PCI scan."""
+    bus = normalize_bus_id(found.pci_bus_id if found is not None else None)
+    functions = [d for d in facts.pci_accelerators if d.vendor_id != "10de"]
+    device = next((d for d in functions if bus and d.address == bus), None)
+    if device is None and not bus and len(functions) == 1:
+        device = functions[0]
+    if device is None:
+        return None
+    return Link(
+        kb.pcie_gen_for_speed(device.current_link_speed),
+        device.current_link_width,
+        kb.pcie_gen_for_speed(device.max_link_speed),
+        device.max_link_width,
+        "sysfs",
+        device.numa_node,
     )
 
 

@@ -7,10 +7,12 @@ problem, so ``gpudoctor check --require-gpu`` exits 1 on a machine without one.
 from __future__ import annotations
 
 import textwrap
+from dataclasses import dataclass
 
 from gpudoctor import kb
 from gpudoctor.api import CheckContext, Fix, check, not_applicable, ok, problem, warning
 from gpudoctor.evidence.keys import EvidenceKey as Ev
+from gpudoctor.facts.accelerators import VENDOR_WORDS, Vendor, display_name, other_vendors
 from gpudoctor.facts.facts import Facts
 from gpudoctor.facts.model import GpuInfo
 from gpudoctor.facts.predicates import driver_runs_cuda_release
@@ -20,8 +22,30 @@ from gpudoctor.words import counted
 
 
 def _usable_gpus(facts: Facts) -> list[GpuInfo]:
-    """GPUs the driver reports: on the bus is not enough for a gate."""
+    """NVIDIA GPUs the driver reports: on the bus is not enough for a gate."""
     return facts.gpus
+
+
+@dataclass(frozen=True)
+class _Device:
+    """A GPU or TPU a gate counts, whoever made it."""
+
+    label: str  # "GPU 0" (NVIDIA's index), "AMD GPU 1", "Google TPU 0"
+    name: str | None
+    memory_mib: int | None
+
+
+def _usable_devices(facts: Facts) -> list[_Device]:
+    """Every vendor's accelerators a driver or runtime reports (NVIDIA's first); the bus alone is not enough."""
+    devices = [_Device(f"GPU {g.index}", g.name, g.memory_total_mib) for g in _usable_gpus(facts)]
+    others = [a for a in other_vendors(facts.accelerators) if a.driver_sees]
+    for position, device in enumerate(others):
+        kind = "TPU" if device.vendor is Vendor.GOOGLE else "GPU"
+        number = device.index if device.index is not None else position
+        devices.append(
+            _Device(f"{VENDOR_WORDS[device.vendor]} {kind} {number}", display_name(device), device.memory_total_mib)
+        )
+    return devices
 
 
 def _loaded_driver(facts: Facts) -> str | None:
@@ -51,12 +75,12 @@ def require_gpu(facts: Facts, ctx: CheckContext) -> Outcome:
     """
     if not ctx.options.get("require_gpu"):
         return not_applicable("not requested")
-    gpus = _usable_gpus(facts)
-    if gpus:
-        return ok(f"{counted(len(gpus), 'usable GPU')}", data={"gpus": len(gpus)})
+    devices = _usable_devices(facts)
+    if devices:
+        return ok(f"{counted(len(devices), 'usable GPU')}", data={"gpus": len(devices)})
     return problem(
-        "no usable NVIDIA GPU (required by --require-gpu)",
-        fix=Fix("Run where an NVIDIA GPU is usable; the other findings of this report say why none is here."),
+        "no usable GPU (required by --require-gpu)",
+        fix=Fix("Run where a GPU is usable; the other findings of this report say why none is here."),
         evidence=[Ev.NVML, Ev.NVIDIA_SMI],
     )
 
@@ -72,7 +96,7 @@ def min_gpus(facts: Facts, ctx: CheckContext) -> Outcome:
     wanted = ctx.options.get("min_gpus")
     if wanted is None:
         return not_applicable("not requested")
-    count = len(_usable_gpus(facts))
+    count = len(_usable_devices(facts))
     if count >= wanted:
         return ok(f"{counted(count, 'GPU')} ≥ {wanted}", data={"gpus": count, "required": wanted})
     return problem(
@@ -129,21 +153,21 @@ def min_gpu_memory(facts: Facts, ctx: CheckContext) -> Outcome:
     wanted = ctx.options.get("min_gpu_memory")
     if wanted is None:
         return not_applicable("not requested")
-    gpus = _usable_gpus(facts)
+    devices = _usable_devices(facts)
     fix = Fix(f"Run on GPUs with at least {wanted:g} GB each, or shard the model to fit.")
-    if not gpus:
+    if not devices:
         return problem(f"no GPU to meet ≥ {wanted:g} GB", fix=fix, evidence=[Ev.NVML, Ev.NVIDIA_SMI])
-    verdicts = {g.index: memory_verdict(g.name, g.memory_total_mib, wanted) for g in gpus}
+    verdicts = {d.label: memory_verdict(d.name, d.memory_mib, wanted) for d in devices}
     data = {
         "required_gb": wanted,
-        "gpus_mib": {g.index: g.memory_total_mib for g in gpus},
-        "counted_gb": {index: v.counted_gb if v else None for index, v in verdicts.items()},
+        "gpus_mib": {d.label: d.memory_mib for d in devices},
+        "counted_gb": {label: v.counted_gb if v else None for label, v in verdicts.items()},
         "rule": memory_rule_text(),
     }
-    low = [(g, v) for g in gpus if (v := verdicts[g.index]) is not None and not v.meets]
+    low = [(d, v) for d in devices if (v := verdicts[d.label]) is not None and not v.meets]
     if low:
         return problem(
-            ", ".join(f"GPU {g.index} ({g.name}) has {_memory_words(v)}" for g, v in low)
+            ", ".join(f"{d.label} ({d.name}) has {_memory_words(v)}" for d, v in low)
             + f", below the {wanted:g} GB required",
             fix=fix,
             evidence=[Ev.NVML, Ev.NVIDIA_SMI],

@@ -6,11 +6,13 @@ from collections import Counter
 
 from gpudoctor.api import CheckContext, Finding, Fix, Severity, check, not_applicable, ok, warning
 from gpudoctor.evidence.keys import EvidenceKey as Ev
+from gpudoctor.facts.accelerators import other_vendors, vendor_words
 from gpudoctor.facts.facts import Facts
 from gpudoctor.facts.lspci import UNPLACED_LSPCI_BLOCK
 from gpudoctor.facts.model import PciDevice
 from gpudoctor.facts.python_env import DmiFacts
 from gpudoctor.results import Outcome
+from gpudoctor.words import counted
 from gpudoctor_checks import _fixes
 from gpudoctor_checks._cause_fixes import fix_for
 
@@ -93,6 +95,14 @@ def gpu_on_bus(facts: Facts, ctx: CheckContext) -> Outcome:
                 ],
             },
         )
+    others = other_vendors(facts.accelerators)
+    if others:
+        # Another vendor's GPUs or TPUs are this machine's accelerators: their own area's checks judge them.
+        return not_applicable(
+            f"no NVIDIA GPU; this machine's accelerators are {vendor_words(others)}'s "
+            f"({counted(len(others), 'device')}): their own checks cover them",
+            data={"count": 0, "other_accelerators": len(others)},
+        )
     where = "this machine"
     cause = "no-nvidia-gpu"
     fix = Fix(
@@ -108,7 +118,7 @@ def gpu_on_bus(facts: Facts, ctx: CheckContext) -> Outcome:
         f" (a virtual machine: {vm.strip()} — no GPU passed through)" if vm and not facts.container.in_container else ""
     )
     return warning(
-        f"No NVIDIA GPU on the PCI bus of {where}{detail}",
+        f"No GPU or TPU on the PCI bus of {where}{detail}: no NVIDIA, AMD or Intel GPU, no Google TPU",
         fix=fix,
         evidence=[Ev.PCI_DEVICES, Ev.LSPCI],
         data={"count": 0},

@@ -10,6 +10,7 @@ import re
 
 from gpudoctor import kb
 from gpudoctor.api import CheckContext, Finding, Fix, Severity, check, not_applicable, ok
+from gpudoctor.facts.accelerators import other_vendors, vendor_words
 from gpudoctor.facts.facts import Facts
 from gpudoctor.facts.predicates import comparable_driver, cuda_major_minor, driver_older
 from gpudoctor.kb.driver_branches import legacy_branch_architecture
@@ -106,8 +107,18 @@ def torch_build_matches(facts: Facts, ctx: CheckContext) -> Outcome:
     }
     if torch.cuda:
         return ok(f"{describe_torch(torch)}", data)
+    if facts.apple.platform is not None and not gpus_present(facts):
+        return not_applicable("macOS: PyTorch has no CUDA builds for macOS (a Mac's GPU is used through MPS)", data)
+    others = other_vendors(facts.accelerators)
+    if others and not gpus_present(facts):
+        # An AMD, Intel or Apple GPU, or a TPU, and no NVIDIA one: the vendor's own checks say which build fits.
+        return not_applicable(
+            f"{describe_torch(torch)}; this machine's accelerators are {vendor_words(others)}'s: their own "
+            "checks judge the build",
+            data,
+        )
     unknown = gpus_unknown(facts)
-    if unknown is not None and not torch.hip:
+    if unknown is not None and not (torch.hip or torch.xpu_built):
         # Unknown is not fine: a CPU-only build where a GPU may be is the commonest reason CUDA is "not available".
         message = (
             f"torch {torch.version} is a CPU-only build; whether this machine has an NVIDIA GPU is not known "
@@ -130,6 +141,7 @@ def torch_build_matches(facts: Facts, ctx: CheckContext) -> Outcome:
     if torch.python is not None and torch.python.os == "macos":
         return not_applicable("macOS: PyTorch has no CUDA builds for macOS (it uses MPS)", data)
     build = "a ROCm build (for AMD GPUs)" if torch.hip else "a CPU-only build"
+    build = "an XPU build (for Intel GPUs)" if torch.xpu_built else build
     message = f"torch {torch.version} is {build}, but this machine has {gpu_names(facts)}: nothing will run on the GPU"
     conda_cpuonly = facts.collect_env is not None and "cpuonly" in facts.collect_env.conda_packages
     if conda_cpuonly:
@@ -137,7 +149,7 @@ def torch_build_matches(facts: Facts, ctx: CheckContext) -> Outcome:
     fix, choice = torch_wheel_fix(facts, torch, "Replace it with a CUDA build.", uninstall_first=True)
     data["fix_choice"] = choice_data(choice)
     evidence = evidence_names("torch", torch)
-    cause = "" if torch.hip else "torch-cpu-build"
+    cause = "" if torch.hip or torch.xpu_built else "torch-cpu-build"
     return Outcome(message, [Finding(Severity.PROBLEM, message, fix, evidence, cause=cause)], data)
 
 

@@ -17,6 +17,7 @@ from gpudoctor.cli_options import (
     add_probe_options,
     add_smoke_options,
     add_timeout,
+    add_vendor_options,
     codes,
     compute_capability,
     cuda_version,
@@ -199,6 +200,7 @@ def build_parser() -> argparse.ArgumentParser:
         "Impossible combinations are refused with the nearest one that works.",
     )
     add_generator_target(dockerfile)
+    add_vendor_options(dockerfile, "the Dockerfile")
     dockerfile.add_argument(
         "--framework",
         type=framework_spec,
@@ -248,6 +250,7 @@ def build_parser() -> argparse.ArgumentParser:
         "into a shell.",
     )
     add_generator_target(script)
+    add_vendor_options(script, "the script")
     script.add_argument(
         "--distro",
         metavar="NAME",

@@ -237,3 +237,23 @@ def add_smoke_options(parser: argparse.ArgumentParser, flag: bool) -> None:
         + ")",
     )
     parser.set_defaults(smoke_mode="quick")
+
+
+def rocm_version(value: str) -> str:
+    return _version_text(value, "ROCm version like 6.2.2", r"\d{1,2}\.\d{1,3}(\.\d{1,5})?")
+
+
+def add_vendor_options(parser: argparse.ArgumentParser, what: str) -> None:
+    """``--vendor`` and ``--rocm`` for the generators (dockerfile, install-script): which GPU vendor's stack."""
+    parser.add_argument(
+        "--vendor",
+        choices=("nvidia", "amd"),
+        help=f"whose GPUs {what} is for: nvidia (CUDA) or amd (ROCm); default: the machine's (AMD GPUs and no "
+        "NVIDIA ones mean amd), else nvidia",
+    )
+    parser.add_argument(
+        "--rocm",
+        type=rocm_version,
+        metavar="VERSION",
+        help="the ROCm release to fit, e.g. 6.2.2 (implies --vendor amd; default: the machine's ROCm)",
+    )

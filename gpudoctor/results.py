@@ -279,6 +279,17 @@ class GpuRecord(TypedDict, total=False):
     cuda_driver_max: Optional[str]
 
 
+class AcceleratorRecord(TypedDict, total=False):
+    """One accelerator of another vendor than NVIDIA (AMD, Intel, Apple, Google TPU), as the summary lists it."""
+
+    vendor: str  # "amd", "intel", "apple", "google"
+    name: Optional[str]
+    architecture: Optional[str]  # "gfx90a", "v4"
+    memory_total_mib: Optional[int]
+    bus_id: Optional[str]
+    driver_sees: bool  # False: only the PCI bus shows it
+
+
 class PythonSummary(TypedDict):
     """The interpreter whose frameworks were probed, and why that one."""
 
@@ -310,6 +321,9 @@ class MachineSummary(TypedDict, total=False):
     # list means "not known", not "none".  Reports without the key predate it: read them as True.
     gpus_known: bool
     gpus_on_bus: Optional[int]  # None when the PCI bus was not read
+    # Other vendors' accelerators (NVIDIA's are ``gpus``), and their stacks' versions ({"rocm": "6.1.2"}).
+    accelerators: list[AcceleratorRecord]
+    accelerator_stacks: dict[str, str]
     driver_version: Optional[str]
     cuda_driver_max: Optional[str]
     container: Optional[str]

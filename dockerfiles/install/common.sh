@@ -17,7 +17,7 @@ usage() {
   cat <<USAGE
 Usage: $0 [--dry-run] [--yes] [--only STEP[,STEP...]] [--venv PATH] [--force-os]
 
-Sets up NVIDIA GPU software on ${TARGET_NAME}. Steps in this script: ${STEPS}
+Sets up @@WHAT@@ on ${TARGET_NAME}. Steps in this script: ${STEPS}
 Every step checks first and is skipped when already done.
 
   --dry-run      print every command (prefixed with +) without running any

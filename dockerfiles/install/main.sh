@@ -15,7 +15,7 @@ summary() {
     say "  skipped: ${item}"
   done
   if [ "$REBOOT_NEEDED" -eq 1 ]; then
-    say "  reboot needed: yes (the NVIDIA kernel driver loads at the next boot), then run: gpudoctor check"
+    say "  reboot needed: yes (@@REBOOT_WHAT@@ loads at the next boot), then run: gpudoctor check"
   else
     say "  reboot needed: no"
   fi

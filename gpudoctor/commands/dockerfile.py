@@ -22,7 +22,7 @@ import urllib.parse
 import urllib.request
 
 from gpudoctor.commands.common import guarded, refuse_existing
-from gpudoctor.commands.generated import emit_generated, generator_target
+from gpudoctor.commands.generated import emit_generated, generator_target, generator_vendor
 from gpudoctor.errors import UsageError
 
 
@@ -49,6 +49,8 @@ def main(args: argparse.Namespace) -> int:
         requirements=args.requirements,
         target=generator_target(args),
         preflight=preflight,
+        vendor=generator_vendor(args),
+        rocm=getattr(args, "rocm", None),
     )
     generated = generate_dockerfile(request)
     if wheel_path:

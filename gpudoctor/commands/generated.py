@@ -34,6 +34,22 @@ def generator_target(args: argparse.Namespace) -> MachineTarget:
     return target_from_facts(Facts(evidence), args.for_driver)
 
 
+def generator_vendor(args: argparse.Namespace) -> str | None:
+    """Whose stack to generate for: ``--vendor``, ``--rocm`` (AMD), ``--for-driver`` (an NVIDIA driver, so NVIDIA),
+    else None: the machine's. An NVIDIA driver asked for together with AMD's stack is refused (exit 2)."""
+    from gpudoctor.errors import UsageError
+
+    vendor: str | None = getattr(args, "vendor", None)
+    amd = vendor == "amd" or getattr(args, "rocm", None) is not None
+    if getattr(args, "for_driver", None) and amd:
+        raise UsageError("--for-driver names an NVIDIA driver; it does not go with --vendor amd or --rocm")
+    if vendor == "nvidia" and getattr(args, "rocm", None) is not None:
+        raise UsageError("--rocm is AMD's stack; it does not go with --vendor nvidia")
+    if vendor is None and getattr(args, "for_driver", None):
+        return "nvidia"
+    return vendor
+
+
 def emit_generated(generated: GeneratedFile, args: argparse.Namespace, executable: bool = False) -> int:
     """The generated text on stdout or into -o FILE (never over an existing file without --force)."""
     if args.verbose:

@@ -6,7 +6,7 @@ from __future__ import annotations
 import argparse
 
 from gpudoctor.commands.common import guarded, refuse_existing
-from gpudoctor.commands.generated import emit_generated, generator_target
+from gpudoctor.commands.generated import emit_generated, generator_target, generator_vendor
 
 
 @guarded
@@ -28,5 +28,7 @@ def main(args: argparse.Namespace) -> int:
         python=args.python,
         venv=args.venv,
         target=generator_target(args),
+        vendor=generator_vendor(args),
+        rocm=getattr(args, "rocm", None),
     )
     return emit_generated(generate_install_script(request), args, executable=True)

@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING, Any, Callable
 from gpudoctor.commands.common import report_load_errors, use_color, write_new_file
 from gpudoctor.errors import UsageError
 from gpudoctor.results import (
+    AcceleratorRecord,
     FactsSeen,
     GpuRecord,
     MachineSummary,
@@ -43,6 +44,36 @@ def _python_summary(facts: Facts) -> PythonSummary | None:
     return {"executable": target.executable, "version": target.version, "how": target.how}
 
 
+def _other_accelerators(facts: Facts) -> list[AcceleratorRecord]:
+    from gpudoctor.facts.accelerators import Vendor, display_name
+
+    return [
+        {
+            "vendor": a.vendor.value,
+            "name": display_name(a),
+            "architecture": a.architecture,
+            "memory_total_mib": a.memory_total_mib,
+            "bus_id": a.bus_id,
+            "driver_sees": a.driver_sees,
+        }
+        for a in facts.accelerators
+        if a.vendor is not Vendor.NVIDIA
+    ]
+
+
+def _accelerator_stacks(facts: Facts) -> dict[str, str]:
+    """The other vendors' software stacks by version, where one is there to name: ROCm, macOS, libtpu."""
+    stacks: dict[str, str] = {}
+    if facts.amd.rocm.version and (facts.amd.present or facts.amd.driver.loaded):
+        stacks["rocm"] = facts.amd.rocm.version
+    apple = facts.apple.platform
+    if facts.apple.present and apple is not None and apple.macos_version:
+        stacks["macos"] = apple.macos_version
+    if facts.tpu.present and facts.tpu.libtpu_version:
+        stacks["libtpu"] = facts.tpu.libtpu_version
+    return stacks
+
+
 def machine_summary(facts: Facts, collect_s: float | None) -> MachineSummary:
     """The machine in a few values, for the report's header."""
     from gpudoctor.facts.lspci import UNPLACED_LSPCI_BLOCK
@@ -63,6 +94,8 @@ def machine_summary(facts: Facts, collect_s: float | None) -> MachineSummary:
         "gpus_on_bus": len([g for g in facts.pci_gpus if g.address != UNPLACED_LSPCI_BLOCK])
         if facts.pci_scan_available
         else None,
+        "accelerators": _other_accelerators(facts),
+        "accelerator_stacks": _accelerator_stacks(facts),
         "driver_version": _driver_words(driver),
         "cuda_driver_max": driver.cuda_max if driver.kernel_module_loaded or container.wsl else None,
         "container": container.runtime,

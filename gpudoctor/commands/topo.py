@@ -12,6 +12,7 @@ from gpudoctor.commands.common import guarded, refuse_existing, use_color, write
 from gpudoctor.commands.live import collect_while_importing
 from gpudoctor.commands.report import build_report, emit_report
 from gpudoctor.results import Report, Severity
+from gpudoctor.words import counted
 
 if TYPE_CHECKING:
     from gpudoctor.registry import Registry
@@ -78,8 +79,8 @@ def main(args: argparse.Namespace) -> int:
             exit_code: int = report.exit_code(args.fail_on)
             return exit_code
         write_new_file(args.svg, svg, args.force)
-        noun = "GPU" if len(topo.gpus) == 1 else "GPUs"
-        sys.stderr.write(f"gpudoctor: wrote {args.svg} ({len(topo.gpus)} {noun})\n")
+        count = len(topo.gpus) + len(topo.amd_gpus)
+        sys.stderr.write(f"gpudoctor: wrote {args.svg} ({counted(count, 'GPU')})\n")
     if args.format == "json":
         report.sections["topology"] = topology_json(topo)  # also when empty: the key is always there
         return emit_report(report, args)

@@ -44,6 +44,39 @@ _MARKERS: tuple[tuple[str, re.Pattern[str]], ...] = (
     ("nvidia-smi-L.txt", re.compile(r"^GPU \d+: .*\(UUID: ", re.MULTILINE)),
     ("ldconfig-p.txt", re.compile(r"libs found in cache|^\s+\S+\.so[.\d]* \(", re.MULTILINE)),
     ("os-release", re.compile(r"^(PRETTY_NAME|VERSION_ID)=", re.MULTILINE)),
+    # An lspci listing cut before its link lines (`lspci -s 29:00.0 -vvv`): a GPU's or accelerator's device line.
+    (
+        "lspci.txt",
+        re.compile(
+            r"^(?:[0-9a-f]{4}:)?[0-9a-f]{2}:[0-9a-f]{2}\.[0-7] "
+            r"(?:VGA compatible controller|3D controller|Display controller|Processing accelerators)( \[[0-9a-f]{4}\])?: ",
+            re.MULTILINE,
+        ),
+    ),
+    # Intel: xpu-smi discovery (its table header, boxed or borderless, or -j's top key); sycl-ls (old and new brackets).
+    ("xpu-smi.txt", re.compile(r"^[ \t|]*Device ID[ \t|]+Device Information\b|\"device_list\"\s*:", re.MULTILINE)),
+    (
+        "sycl-ls.txt",
+        re.compile(
+            r"^\s*\[(?:ext_oneapi_)?(?:level_zero|opencl|cuda|hip|native_cpu):(?:gpu|cpu|acc|fpga)[:\]]", re.MULTILINE
+        ),
+    ),
+    # AMD: amd-smi static (text: "GPU: 0" then its "ASIC:" block; JSON: its own keys), then amd-smi list.
+    (
+        "amd-smi.txt",
+        re.compile(r'^GPU: \d+[ \t]*\r?\n[ \t]+ASIC:|"gpu_data"\s*:|"target_graphics_version"\s*:', re.MULTILINE),
+    ),
+    ("amd-smi-list.txt", re.compile(r"^GPU: \d+[ \t]*\r?\n[ \t]+BDF: ", re.MULTILINE)),
+    (
+        "rocm-smi.txt",
+        re.compile(
+            r'ROCm System Management Interface|^GPU\[\d+\][ \t]*:|"Card [Ss]eries"\s*:|"(?:GPU|Device) ID"\s*:',
+            re.MULTILINE,
+        ),
+    ),
+    ("rocminfo.txt", re.compile(r"ROCk module (?:version \S+ )?is (?:NOT )?loaded|^HSA Agents", re.MULTILINE)),
+    # system_profiler SPDisplaysDataType: its text's title line, or the -json form's top key.
+    ("system-profiler-displays.txt", re.compile(r'^\s*Graphics/Displays:\s*$|"SPDisplaysDataType"\s*:', re.MULTILINE)),
 )
 
 

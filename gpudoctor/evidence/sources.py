@@ -99,27 +99,57 @@ SOURCES: tuple[Source, ...] = (
         "the nvidia-fabricmanager service's state",
         argv=("systemctl", "show", "nvidia-fabricmanager", "--property=LoadState,ActiveState,SubState"),
         needs_driver=True,
+        platforms=("linux",),
     ),
     Source(
         "proc-driver-nvidia-version.txt",
         "file",
         "version of the loaded NVIDIA kernel module",
         path="/proc/driver/nvidia/version",
+        platforms=("linux",),
     ),
     Source(
         "sys-module-nvidia-version.txt",
         "file",
         "version of the loaded NVIDIA kernel module (sysfs)",
         path="/sys/module/nvidia/version",
+        platforms=("linux",),
     ),
-    Source("proc-modules.txt", "file", "loaded kernel modules (nvidia, nouveau, vfio)", path="/proc/modules"),
-    Source("proc-version.txt", "file", "kernel build string (tells WSL apart)", path="/proc/version"),
+    Source(
+        "proc-modules.txt",
+        "file",
+        "loaded kernel modules (nvidia, nouveau, vfio)",
+        path="/proc/modules",
+        platforms=("linux",),
+    ),
+    Source(
+        "proc-version.txt", "file", "kernel build string (tells WSL apart)", path="/proc/version", platforms=("linux",)
+    ),
     Source("nvcc-version.txt", "command", "the nvcc first on PATH", argv=("nvcc", "--version")),
-    Source("ldconfig-p.txt", "command", "the dynamic loader cache", argv=("ldconfig", "-p")),
-    Source("lspci.txt", "command", "PCI devices with IDs and bound kernel drivers", argv=("lspci", "-D", "-nn", "-k")),
-    Source("os-release", "file", "the distribution", path="/etc/os-release", fallback_path="/usr/lib/os-release"),
+    Source("ldconfig-p.txt", "command", "the dynamic loader cache", argv=("ldconfig", "-p"), platforms=("linux",)),
+    Source(
+        "lspci.txt",
+        "command",
+        "PCI devices with IDs and bound kernel drivers",
+        argv=("lspci", "-D", "-nn", "-k"),
+        platforms=("linux",),
+    ),
+    Source(
+        "os-release",
+        "file",
+        "the distribution",
+        path="/etc/os-release",
+        fallback_path="/usr/lib/os-release",
+        platforms=("linux",),
+    ),
     Source("uname.txt", "command", "kernel release and machine (no host name)", argv=("uname", "-srvm")),
-    Source("dmesg-nvidia.txt", "command", "kernel log lines from the NVIDIA driver (NVRM, Xid)", argv=("dmesg",)),
+    Source(
+        "dmesg-nvidia.txt",
+        "command",
+        "kernel log lines from the NVIDIA driver (NVRM, Xid)",
+        argv=("dmesg",),
+        platforms=("linux",),
+    ),
     Source("nvml.json", "json", "what NVML answered (run in a subprocess)", argv=_nvml_argv()),
     Source("env.json", "json", "GPU-related environment variables (allow-list)", scan=system_scan.scan_environment),
     Source("pci-devices.json", "json", "GPU and TPU functions on the PCI bus from sysfs", scan=system_scan.scan_pci),
@@ -218,6 +248,9 @@ TOPOLOGY_SOURCES = tuple(
         "cpu-topology.json",
         "proc-driver-nvidia-version.txt",
         "proc-modules.txt",
+        # AMD: the KFD topology holds the GPUs and their XGMI links; amd-smi names them.
+        "kfd-topology.json",
+        "amd-smi.txt",
     )
 )
 PROBE_SOURCES = tuple(s for s in SOURCES if s.probe)

@@ -11,16 +11,12 @@ from __future__ import annotations
 import enum
 from collections import Counter
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
 
 from gpudoctor.facts.amd_model import AmdGpu
 from gpudoctor.facts.apple_model import AppleGpu
 from gpudoctor.facts.intel_model import IntelGpu
 from gpudoctor.facts.model import GpuInfo, PciDevice
 from gpudoctor.facts.tpu_model import TpuChip
-
-if TYPE_CHECKING:
-    from gpudoctor.facts.facts import Facts
 
 
 class Vendor(str, enum.Enum):
@@ -120,20 +116,15 @@ def bus_only(vendor: Vendor, functions: list[PciDevice], known_bus_ids: set[str]
     )
 
 
-def all_accelerators(facts: Facts) -> tuple[Accelerator, ...]:
-    """Every vendor's accelerators: NVIDIA's, then AMD's, Intel's, Apple's and Google's TPUs."""
-    from gpudoctor.facts.amd import amd_accelerators
-    from gpudoctor.facts.apple import apple_accelerators
-    from gpudoctor.facts.intel import intel_accelerators
-    from gpudoctor.facts.tpu import tpu_accelerators
+def other_vendors(accelerators: tuple[Accelerator, ...]) -> tuple[Accelerator, ...]:
+    """The accelerators that are not NVIDIA's (their own vendor's checks judge them)."""
+    return tuple(a for a in accelerators if a.vendor is not Vendor.NVIDIA)
 
-    return (
-        nvidia_accelerators(facts.gpus, facts.pci_gpus)
-        + amd_accelerators(facts)
-        + intel_accelerators(facts)
-        + apple_accelerators(facts)
-        + tpu_accelerators(facts)
-    )
+
+def vendor_words(accelerators: tuple[Accelerator, ...]) -> str:
+    """ "AMD", "AMD and Intel": the vendors of ``accelerators``, in the enum's order."""
+    vendors = [VENDOR_WORDS[v] for v in Vendor if any(a.vendor is v for a in accelerators)]
+    return " and ".join(vendors)
 
 
 def describe_accelerators(accelerators: tuple[Accelerator, ...]) -> str | None:
@@ -147,10 +138,17 @@ def describe_accelerators(accelerators: tuple[Accelerator, ...]) -> str | None:
     return ", ".join(f"{count} × {label}" for label, count in labels.items())
 
 
+def display_name(accelerator: Accelerator) -> str:
+    """The accelerator's name, else its vendor's words and generation ("Google TPU v4", "AMD device")."""
+    if accelerator.name:
+        return accelerator.name
+    if accelerator.vendor is Vendor.GOOGLE and accelerator.architecture:
+        return f"{VENDOR_WORDS[accelerator.vendor]} {accelerator.architecture}"
+    return f"{VENDOR_WORDS[accelerator.vendor]} device"
+
+
 def _label(accelerator: Accelerator) -> str:
-    name = accelerator.name or f"{VENDOR_WORDS[accelerator.vendor]} device"
+    name = display_name(accelerator)
     if accelerator.vendor is Vendor.AMD and accelerator.architecture and accelerator.architecture not in name:
         return f"{name} ({accelerator.architecture})"
-    if accelerator.vendor is Vendor.GOOGLE and accelerator.architecture:
-        return f"TPU {accelerator.architecture}" if not accelerator.name else name
     return name

@@ -33,6 +33,12 @@ class AmdGpu:
     vbios: str | None = None
     hive_id: str | None = None  # XGMI hive: GPUs sharing one are linked by XGMI
     sources: tuple[str, ...] = ()  # which tools said so: "amd-smi", "rocm-smi", "rocminfo", "kfd", "collect_env"
+    # An integrated GPU (APU graphics: Radeon 780M, Raphael's 2-CU GPU) sharing system memory; None: not known.
+    integrated: bool | None = None
+    kfd_node: int | None = None  # KFD topology node id (rocminfo "Node", amd-smi list NODE_ID, rocm-smi "Node ID")
+    partition_id: int | None = None  # amd-smi list PARTITION_ID: which partition of its physical GPU
+    kernel_driver: str | None = None  # the driver bound to its PCI function (sysfs / lspci -k): "amdgpu", "vfio-pci"
+    pci_description: str | None = None  # lspci's words for it, where only the bus names it
 
     @property
     def gfx(self) -> str | None:
@@ -40,6 +46,19 @@ class AmdGpu:
         if self.gfx_target and self.gfx_features:
             return f"{self.gfx_target}:{self.gfx_features}"
         return self.gfx_target
+
+
+@dataclass(frozen=True)
+class AmdToolReport:
+    """What one AMD tool (amd-smi, rocm-smi, rocminfo) said: its GPUs and the driver it names."""
+
+    gpus: tuple[AmdGpu, ...] = ()
+    driver_version: str | None = None  # as printed: "6.7.0", "7.0.14-17-pve", or /proc/version without spaces
+    kernel_release: str | None = None  # the kernel the tool names ("5.15.0-164-generic"), or derived from /proc/version
+    module_loaded: bool | None = None  # rocminfo's "ROCk module is loaded" line
+    rocm_version: str | None = None  # where the tool prints it ("ROCm version: 6.2.1" in amd-smi's header)
+    error: str | None = None  # the failure the tool printed instead of a report, verbatim
+    other_devices: tuple[str, ...] = ()  # records that are not GPUs ("AI_NIC: 0" in amd-smi list)
 
 
 @dataclass(frozen=True)
@@ -114,6 +133,7 @@ class AmdFacts:
     kfd: KfdTopology | None = None
     tools: tuple[str, ...] = ()  # the AMD tools that answered: "amd-smi", "rocm-smi", "rocminfo"
     tool_errors: dict[str, str] = field(default_factory=dict)  # tool -> its error text, verbatim
+    tools_absent: tuple[str, ...] = ()  # the AMD tools looked for and not installed ("not found")
 
     @property
     def present(self) -> bool:

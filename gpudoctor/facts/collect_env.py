@@ -7,7 +7,10 @@ read line by line: only the report's own keys are recognised, so a shell prompt,
 "Collecting environment information..." or a warning pasted above the report is
 simply passed over.  The one warning that *is* read is torch's "not compatible
 with the current PyTorch installation", which says which GPU the wheel cannot
-run on and which architectures it was built for.
+run on and which architectures it was built for.  ROCm builds add the HIP and
+MIOpen lines and a gfx target after the GPU's name, XPU builds the "Is XPU
+available" block with its "* ..." lines (see :mod:`collect_env_vendors`), and
+of the CPU block only the model's name is kept.
 
 ``torch_facts_from_collect_env`` turns a report into the same :class:`TorchFacts`
 the torch probe gives, claiming nothing the report does not show.
@@ -18,6 +21,7 @@ from __future__ import annotations
 import re
 
 from gpudoctor.evidence import sniff
+from gpudoctor.facts import collect_env_vendors as vendors
 from gpudoctor.facts.collect_env_lines import KEYS, bool_of, clean_line, known_key, missing_of, value_of
 from gpudoctor.facts.framework_model import (
     CollectEnvReport,
@@ -35,6 +39,10 @@ _UUID = re.compile(r"\s*\(UUID:[^)]*\)")
 _PY_VERSION = re.compile(r"^(\d+\.\d+(?:\.\d+)?)")
 # Sections of the sectioned layout whose lines are not the report's keys.
 _SKIPPED_SECTIONS = {"cpu info", "vllm info", "environment variables"}
+_CPU_SECTION = "cpu info"
+# Values that go on over the lines below their key ("* ..." bullets for the Intel GPU lines).
+_LIST_ATTRIBUTES = ("gpu_names", "cudnn", "intel_gpu_driver", "xpu_gpu_names", "xpu_detected")
+_FLAG_ATTRIBUTES = ("debug_build", "cuda_available", "xpu_available")
 _LIBRARY_SECTION = "versions of relevant libraries"
 
 # --- torch's "GPU not supported by this build" warnings ------------------------------------------------------
@@ -104,9 +112,9 @@ class _Draft:
 
     def __init__(self) -> None:
         self.texts: dict[str, str | None] = {}  # attribute -> value, for the plain text fields
-        self.flags: dict[str, bool | None] = {}  # "debug_build", "cuda_available"
-        self.gpu_names: list[str] = []
-        self.cudnn: list[str] = []
+        self.flags: dict[str, bool | None] = {}  # "debug_build", "cuda_available", "xpu_available"
+        self.lists: dict[str, list[str]] = {attribute: [] for attribute in _LIST_ATTRIBUTES}
+        self.cpu_name: str | None = None
         self.pip_packages: dict[str, str] = {}
         self.conda_packages: dict[str, str] = {}
         self.conda_channels: dict[str, str] = {}
@@ -133,15 +141,20 @@ class _Draft:
             value = value_of(raw)
             name = _UUID.sub("", _GPU_PREFIX.sub("", value)).strip() if value else ""
             if name:
-                self.gpu_names.append(name)
+                self.lists[attribute].append(name)
             return
         if attribute == "cudnn":
             value = value_of(raw)
             # "Probably one of the following:" announces a list of paths on the lines below.
             if value and not value.lower().startswith("probably one of"):
-                self.cudnn.append(value)
+                self.lists[attribute].append(value)
             return
-        if attribute in ("debug_build", "cuda_available"):
+        if attribute in _LIST_ATTRIBUTES:  # the Intel GPU lines: "intel_opencl:\t24.39...", a GPU's name
+            value = value_of(raw)
+            if value:
+                self.lists[attribute].append(" ".join(value.split()))
+            return
+        if attribute in _FLAG_ATTRIBUTES:
             self.flags[attribute] = bool_of(raw)
             return
         value = value_of(raw)
@@ -162,8 +175,13 @@ class _Draft:
         else:
             self.missing.pop(attribute, None)
 
+    def note_cpu_line(self, line: str, first: bool) -> None:
+        """A line of the CPU block: the model's name is the first one that names it."""
+        if self.cpu_name is None:
+            self.cpu_name = vendors.cpu_model(line, first)
+
     def report(self, text: str, layout: str | None) -> CollectEnvReport:
-        texts = self.texts
+        texts, lists = self.texts, self.lists
         gpu, cc, arches, _listed = parse_unsupported_gpu_warning(text)
         prefix = _SITE_PACKAGES_TORCH.search(text)
         return CollectEnvReport(
@@ -179,9 +197,9 @@ class _Draft:
             cuda_available=self.flags.get("cuda_available"),
             cuda_runtime=texts.get("cuda_runtime"),
             cuda_module_loading=texts.get("cuda_module_loading"),
-            gpu_names=self.gpu_names,
+            gpu_names=lists["gpu_names"],
             driver_version=texts.get("driver_version"),
-            cudnn=self.cudnn,
+            cudnn=lists["cudnn"],
             pip_packages=self.pip_packages,
             conda_packages=self.conda_packages,
             conda_channels=self.conda_channels,
@@ -191,6 +209,15 @@ class _Draft:
             layout=layout,
             machine=_machine(texts.get("python_platform"), texts.get("os"), self.msc_machine),
             python_prefix=prefix.group("prefix") if prefix else None,
+            hip_runtime=texts.get("hip_runtime"),
+            miopen_runtime=texts.get("miopen_runtime"),
+            xpu_available=self.flags.get("xpu_available"),
+            xpu_build=texts.get("xpu_build"),
+            xpu_gpu_names=lists["xpu_gpu_names"],
+            intel_gpu_driver=lists["intel_gpu_driver"],
+            cpu_name=self.cpu_name,
+            gpu_gfx=vendors.gfx_targets(lists["gpu_names"]),
+            xpu_devices=vendors.xpu_devices(lists["xpu_detected"]),
             missing=self.missing,
         )
 
@@ -220,6 +247,8 @@ def parse_collect_env(text: object) -> CollectEnvReport:
     continuation: str | None = None  # the attribute whose value goes on over the next lines (GPUs, cuDNN files)
     wrapped: str | None = None  # the attribute whose key ended its line: its value is on the next one
     skipping = False  # inside the CPU block or a section of no interest
+    in_cpu = False  # inside the CPU block (classic) or the "CPU Info" section (sectioned): its model is read
+    cpu_first = False  # the next non-blank line is the block's first
     raw_lines = text.splitlines()
     lines = [clean_line(line) for line in raw_lines]
     sectioned = False
@@ -230,7 +259,9 @@ def parse_collect_env(text: object) -> CollectEnvReport:
         # Sectioned layout: "=====" / title / "=====".
         if _SECTION_RULE.match(line) and index + 1 < len(lines) and _SECTION_RULE.match(lines[index + 1]):
             sectioned = True
-            skipping = " ".join(lines[index].split()).lower() in _SKIPPED_SECTIONS
+            title = " ".join(lines[index].split()).lower()
+            skipping = title in _SKIPPED_SECTIONS
+            in_cpu = cpu_first = title == _CPU_SECTION
             continuation = wrapped = None
             index += 2
             continue
@@ -243,9 +274,12 @@ def parse_collect_env(text: object) -> CollectEnvReport:
             continuation = wrapped = None
             # The classic CPU block ends at its blank line; a skipped section goes on to the next header.
             if skipping and not sectioned:
-                skipping = False
+                skipping = in_cpu = False
             continue
         if skipping:
+            if in_cpu:
+                draft.note_cpu_line(line, cpu_first)
+                cpu_first = False
             continue
         known = known_key(line)
         if known is None:
@@ -258,8 +292,12 @@ def parse_collect_env(text: object) -> CollectEnvReport:
             continue
         key, raw = known
         continuation = wrapped = None
-        if key == "cpu" and not (raw or "").strip():
-            skipping = True  # the classic "CPU:" block: lscpu or wmic output, none of it ours
+        if key == "cpu":
+            if (raw or "").strip():
+                draft.note_cpu_line((raw or "").strip(), True)  # "CPU: Apple M2 Pro", re-joined by hand
+                continue
+            # The classic "CPU:" block: lscpu, Win32_Processor or sysctl output; only the model's name is read.
+            skipping = in_cpu = cpu_first = True
             continue
         attribute = KEYS.get(key)
         if attribute is None or attribute in seen:
@@ -267,7 +305,7 @@ def parse_collect_env(text: object) -> CollectEnvReport:
         seen.add(attribute)
         draft.set(attribute, raw)
         draft.note_missing(attribute, raw)
-        if attribute in ("gpu_names", "cudnn") and (not value_of(raw) or attribute == "cudnn"):
+        if attribute in _LIST_ATTRIBUTES and (not value_of(raw) or attribute == "cudnn"):
             continuation = attribute
         elif not (raw or "").strip():
             wrapped = attribute
@@ -287,7 +325,12 @@ def _python_target(report: CollectEnvReport) -> PythonTarget | None:
     if all(v is None for v in (report.python_version, sys_platform, report.machine, report.python_prefix)):
         return None
     return PythonTarget(
-        version=report.python_version, platform=sys_platform, machine=report.machine, prefix=report.python_prefix
+        version=report.python_version,
+        platform=sys_platform,
+        machine=report.machine,
+        prefix=report.python_prefix,
+        mac_version=vendors.mac_version(report.python_platform),
+        translated=vendors.translated(sys_platform, report.machine, report.cpu_name),
     )
 
 
@@ -317,7 +360,8 @@ def _origin(report: CollectEnvReport) -> InstallOrigin:
 def torch_facts_from_collect_env(report: object) -> TorchFacts:
     """The :class:`TorchFacts` a report shows.
 
-    The report's GPU list is nvidia-smi's, not torch's, so it does not become torch devices.
+    The report's GPU list is nvidia-smi's, not torch's, so it does not become torch devices; its
+    "Intel GPU models detected" lines are torch.xpu's own, so they become ``xpu_devices``.
     """
     if not isinstance(report, CollectEnvReport):
         return TorchFacts(source="collect_env", run=ProbeRun(status="from_report"))
@@ -341,4 +385,10 @@ def torch_facts_from_collect_env(report: object) -> TorchFacts:
             name: version for name, version in report.pip_packages.items() if name.lower().startswith("nvidia-")
         },
         origin=_origin(report),
+        rocm_runtime=report.hip_runtime,
+        miopen=report.miopen_runtime,
+        xpu_available=report.xpu_available,
+        # The build's XPU line is printed only for an XPU build whose device is available.
+        xpu_built=True if report.xpu_build or report.xpu_available else None,
+        xpu_devices=list(report.xpu_devices),
     )

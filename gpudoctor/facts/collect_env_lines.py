@@ -48,16 +48,20 @@ KEYS = {
     "gpu models and configuration": "gpu_names",
     "nvidia driver version": "driver_version",
     "cudnn version": "cudnn",
+    "hip runtime version": "hip_runtime",
+    "miopen runtime version": "miopen_runtime",
+    "is xpu available": "xpu_available",
+    "xpu used to build pytorch": "xpu_build",
+    # Printed only when torch.xpu is available; each is followed by "* ..." lines.
+    "intel gpu driver version": "intel_gpu_driver",
+    "intel gpu models onboard": "xpu_gpu_names",
+    "intel gpu models detected": "xpu_detected",
 }
 # Keys the report has that carry nothing gpudoctor uses; recognised so they end a multi-line value.
 OTHER_KEYS = {
     "clang version",
     "cmake version",
-    "hip runtime version",
-    "miopen runtime version",
     "is xnnpack available",
-    "is xpu available",
-    "xpu used to build pytorch",
     "caching allocator config",
     "cpu",
     "versions of relevant libraries",

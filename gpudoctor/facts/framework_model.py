@@ -19,7 +19,8 @@ The probe JSON contract (``probe_version`` 1), shared by every probe::
       "probe_version": 1,
       "python": {"executable", "version" ("3.12.3"), "implementation", "platform" (sys.platform),
                  "machine" (platform.machine()), "prefix", "base_prefix", "virtualenv" (bool),
-                 "conda_prefix" (str|null)},
+                 "conda_prefix" (str|null),
+                 on macOS only: "mac_version" (platform.mac_ver()[0]), "translated" (bool|null: Rosetta 2)},
       "installed": bool,                    # false: the module was not found; nothing else follows
       "distribution": {"name", "version", "installer", "direct_url", "conda_channel"} | null,
       "import_ok": bool,
@@ -38,6 +39,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from gpudoctor.facts.sources_state import Missing
+from gpudoctor.facts.tpu_model import TpuDevice
 
 # The protocol's constants have their one home in gpudoctor.probes.protocol; named here for this model's readers.
 from gpudoctor.probes.protocol import FRAMEWORKS as FRAMEWORKS
@@ -57,6 +59,8 @@ class PythonTarget:
     prefix: str | None = None
     virtualenv: bool | None = None
     conda_prefix: str | None = None
+    mac_version: str | None = None  # platform.mac_ver()[0], "14.4.1" (darwin only)
+    translated: bool | None = None  # True: an x86_64 process under Rosetta 2 (sysctl.proc_translated; darwin only)
 
     @property
     def major_minor(self) -> str | None:
@@ -125,7 +129,8 @@ class FrameworkDevice:
     name: str | None = None
     compute_capability: str | None = None  # "8.6"
     memory_total_mib: int | None = None
-    platform: str | None = None  # "gpu"/"cuda"/"cpu"/"rocm" (JAX platform, TF device type)
+    platform: str | None = None  # "gpu"/"cuda"/"cpu"/"rocm"/"xpu" (JAX platform, TF device type)
+    arch_name: str | None = None  # ROCm's gcnArchName, "gfx90a:sramecc+:xnack-"
 
 
 @dataclass(frozen=True)
@@ -151,6 +156,14 @@ class TorchFacts:
     loaded_libraries: list[LoadedLibrary] = field(default_factory=list)
     nvidia_packages: dict[str, str] = field(default_factory=dict)
     origin: InstallOrigin = field(default_factory=InstallOrigin)
+    # Other backends (None: the probe/report did not say):
+    mps_built: bool | None = None  # torch.backends.mps.is_built()
+    mps_available: bool | None = None  # torch.backends.mps.is_available()
+    xpu_built: bool | None = None  # torch.xpu._is_compiled() (or "XPU used to build PyTorch" in a report)
+    xpu_available: bool | None = None  # torch.xpu.is_available()
+    xpu_devices: list[FrameworkDevice] = field(default_factory=list)
+    rocm_runtime: str | None = None  # "HIP runtime version" from a collect_env report
+    miopen: str | None = None  # "MIOpen runtime version" from a collect_env report
     # From a collect_env report only:
     cuda_runtime_system: str | None = None  # "CUDA runtime version": the toolkit collect_env found (nvcc)
     cudnn_system: list[str] = field(default_factory=list)  # the cuDNN files collect_env listed
@@ -170,10 +183,13 @@ class TorchFacts:
 
     @property
     def cpu_only(self) -> bool | None:
-        """True for a build with neither CUDA nor ROCm; None while nothing says which build it is."""
+        """True for a build with neither CUDA, ROCm nor Intel XPU; None while nothing says which build it is.
+
+        macOS wheels count as CPU-only here whatever ``mps_built`` says: MPS is judged on its own.
+        """
         if self.version is None:
             return None
-        if self.cuda or self.hip:
+        if self.cuda or self.hip or self.xpu_built:
             return False
         if self.source == "collect_env" or self.run.status == "ok":
             return True
@@ -208,6 +224,9 @@ class TensorflowFacts:
     gpus: list[FrameworkDevice] = field(default_factory=list)
     gpus_listed: bool = False  # list_physical_devices('GPU') ran (an empty list is meaningful)
     keras_version: str | None = None
+    rocm_build: bool | None = None  # get_build_info()["is_rocm_build"]
+    build_rocm: str | None = None  # get_build_info()["rocm_version"]
+    metal_plugin: str | None = None  # version of the installed tensorflow-metal distribution
     log: TensorflowLog = field(default_factory=TensorflowLog)
     warnings: list[str] = field(default_factory=list)
     loaded_libraries: list[LoadedLibrary] = field(default_factory=list)
@@ -229,6 +248,9 @@ class JaxFacts:
     log_lines: list[str] = field(default_factory=list)
     loaded_libraries: list[LoadedLibrary] = field(default_factory=list)
     nvidia_packages: dict[str, str] = field(default_factory=dict)
+    # TPU detail (probe "libtpu" and the devices' TPU attributes):
+    libtpu: dict[str, str] | None = None  # {"libtpu": "0.0.2"}; {} none installed; None: the probe did not say
+    tpu_devices: tuple[TpuDevice, ...] = ()  # jax.devices() entries whose platform is "tpu"
 
 
 @dataclass(frozen=True)
@@ -274,6 +296,15 @@ class CollectEnvReport:
     layout: str | None = None  # "classic" or "sectioned"
     machine: str | None = None  # derived: from "Python platform", the OS line "(x86_64)" or Windows' "(AMD64)"
     python_prefix: str | None = None  # derived: the environment prefix in the path of torch's own warning
+    hip_runtime: str | None = None  # "HIP runtime version"
+    miopen_runtime: str | None = None  # "MIOpen runtime version"
+    xpu_available: bool | None = None  # "Is XPU available"
+    xpu_build: str | None = None  # "XPU used to build PyTorch" ("20250101"); None for "N/A"/"None"
+    xpu_gpu_names: list[str] = field(default_factory=list)  # the XPU device names under "Is XPU available"
+    intel_gpu_driver: list[str] = field(default_factory=list)  # the "Intel GPU driver version" lines, verbatim
+    cpu_name: str | None = None  # lscpu "Model name:", macOS "CPU:" block ("Apple M2 Max"), Windows "Name:"
+    gpu_gfx: list[str] = field(default_factory=list)  # "gfx90a:sramecc+:xnack-" from the GPU lines
+    xpu_devices: list[FrameworkDevice] = field(default_factory=list)  # "Intel GPU models detected": torch's view
     # Why a field above is None (or empty) although its line is there: the report printed "Could not collect"
     # (FAILED), "N/A" (NOT_APPLICABLE), "None" or "No CUDA" (ABSENT); ``error`` keeps the word as printed.
     # Keyed by the field's name ("driver_version", "cuda_available", "gpu_names", ...); a line that is not in

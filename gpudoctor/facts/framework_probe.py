@@ -19,6 +19,7 @@ from gpudoctor.facts.framework_model import (
     CupyFacts,
     FrameworkDevice,
     JaxFacts,
+    PythonTarget,
     TensorflowFacts,
     TorchFacts,
 )
@@ -45,9 +46,30 @@ from gpudoctor.facts.framework_record import parse_python_target as parse_python
 from gpudoctor.facts.framework_record import probe_run as probe_run
 from gpudoctor.facts.json_values import json_dict, json_int
 from gpudoctor.facts.tensorflow_log import parse_tensorflow_log
+from gpudoctor.facts.tpu_model import TpuDevice
 
 _JAX_CPU_FALLBACK = ("CUDA-enabled jaxlib is not installed", "An NVIDIA GPU may be present on this machine")
 _JAX_BACKEND_ERROR = re.compile(r"Unable to initialize backend '(?:cuda|gpu|rocm)'", re.IGNORECASE)
+
+
+def with_macos_target(python: PythonTarget | None, record: object) -> PythonTarget | None:
+    """``python`` with the probe's macOS-only keys (``mac_version``, ``translated``: Rosetta) read from ``record``."""
+    target = record.get("python") if isinstance(record, dict) else None
+    if not isinstance(target, dict):
+        return python
+    mac_version, translated = _str(target.get("mac_version")), _bool(target.get("translated"))
+    if mac_version is None and translated is None:
+        return python
+    return replace(python or PythonTarget(), mac_version=mac_version, translated=translated)
+
+
+def _with_arch_names(devices: list[FrameworkDevice], records: object) -> list[FrameworkDevice]:
+    """ROCm's gcnArchName per device, from the same records ``_devices`` read (dicts only, in order)."""
+    dicts = [r for r in records[:MAX_ITEMS] if isinstance(r, dict)] if isinstance(records, list) else []
+    return [
+        replace(device, arch_name=_str(record.get("arch_name"))) if _str(record.get("arch_name")) else device
+        for device, record in zip(devices, dicts)
+    ]
 
 
 # --- one parser per framework ----------------------------------------------------------------------------------
@@ -55,7 +77,7 @@ def parse_torch_probe(item: EvidenceItem | None) -> TorchFacts:
     probe = _Probe(item)
     facts = TorchFacts(
         source="probe",
-        python=probe.python,
+        python=with_macos_target(probe.python, probe.record),
         run=probe.run,
         version=probe.version,
         loaded_libraries=probe.loaded_libraries,
@@ -81,12 +103,17 @@ def parse_torch_probe(item: EvidenceItem | None) -> TorchFacts:
         arch_list_known=arch_list_known,
         is_available=_bool(data.get("is_available")),
         device_count=json_int(data.get("device_count")),
-        devices=_devices(data.get("devices"), "rocm" if hip else "cuda"),
+        devices=_with_arch_names(_devices(data.get("devices"), "rocm" if hip else "cuda"), data.get("devices")),
         cuda_init_error=_str(data.get("cuda_init_error")),
         driver_cuda=_nonzero_cuda(data.get("driver_cuda_version")),
         nccl=dotted_version(data.get("nccl")),
         unsupported_gpu=gpu,
         unsupported_capability=cc,
+        mps_built=_bool(data.get("mps_built")),
+        mps_available=_bool(data.get("mps_available")),
+        xpu_built=_bool(data.get("xpu_built")),
+        xpu_available=_bool(data.get("xpu_available")),
+        xpu_devices=_devices(data.get("xpu_devices"), "xpu"),
     )
 
 
@@ -114,7 +141,7 @@ def parse_tensorflow_probe(item: EvidenceItem | None) -> TensorflowFacts:
     probe = _Probe(item)
     facts = TensorflowFacts(
         source="probe",
-        python=probe.python,
+        python=with_macos_target(probe.python, probe.record),
         run=probe.run,
         version=probe.version,
         distribution=_str(probe.distribution.get("name")),
@@ -136,6 +163,9 @@ def parse_tensorflow_probe(item: EvidenceItem | None) -> TensorflowFacts:
     if built_with_cuda is None:
         built_with_cuda = _bool(build.get("is_cuda_build"))
     cudnn = build.get("cudnn_version")  # "9"; "64_8" on Windows builds
+    rocm_build = _bool(data.get("built_with_rocm"))
+    if rocm_build is None:
+        rocm_build = _bool(build.get("is_rocm_build"))
     capabilities = build.get("cuda_compute_capabilities")
     if isinstance(capabilities, str):
         capabilities = re.split(r"[,\s]+", capabilities)
@@ -148,6 +178,9 @@ def parse_tensorflow_probe(item: EvidenceItem | None) -> TensorflowFacts:
         build_compute_capabilities=[c.strip() for c in _strings(capabilities)],
         gpus=_tensorflow_gpus(data.get("gpus")),
         gpus_listed=data.get("gpus_listed") is True,
+        rocm_build=rocm_build,
+        build_rocm=_str(build.get("rocm_version")),
+        metal_plugin=_str(data.get("metal_plugin")),
     )
 
 
@@ -185,6 +218,7 @@ def parse_jax_probe(item: EvidenceItem | None) -> JaxFacts:
     for line in probe.log_lines:
         if _JAX_BACKEND_ERROR.search(line) and line not in backend_errors:
             backend_errors.append(line)
+    libtpu = data.get("libtpu")
     return replace(
         facts,
         jaxlib_version=_str(data.get("jaxlib_version")),
@@ -192,7 +226,35 @@ def parse_jax_probe(item: EvidenceItem | None) -> JaxFacts:
         default_backend=_str(data.get("default_backend")),
         devices=devices,
         backend_errors=backend_errors,
+        # A wheel whose version could not be read is still installed: its name stays, with "" for the version.
+        libtpu={k: v if isinstance(v, str) else "" for k, v in libtpu.items() if isinstance(k, str) and k}
+        if isinstance(libtpu, dict)
+        else None,
+        tpu_devices=_tpu_devices(records[:MAX_ITEMS] if isinstance(records, list) else []),
     )
+
+
+def _tpu_devices(records: list[object]) -> tuple[TpuDevice, ...]:
+    """The TPU entries of the probe's device list, with their host, chip coordinates and core."""
+    devices: list[TpuDevice] = []
+    for record in records:
+        if not isinstance(record, dict) or _str(record.get("platform")) != "tpu":
+            continue
+        device_id = json_int(record.get("id"))
+        if device_id is None:
+            continue
+        coords = record.get("coords")
+        values = [json_int(v) for v in coords] if isinstance(coords, list) else []
+        devices.append(
+            TpuDevice(
+                id=device_id,
+                process_index=json_int(record.get("process_index")),
+                coords=tuple(v for v in values if v is not None) if values and None not in values else None,
+                core_on_chip=json_int(record.get("core_on_chip")),
+                kind=_str(record.get("device_kind")),
+            )
+        )
+    return tuple(devices)
 
 
 def parse_cupy_probe(item: EvidenceItem | None) -> CupyFacts:

@@ -122,6 +122,8 @@ def parse_python_target(data: object) -> PythonTarget | None:
         prefix=_str(record.get("prefix")),
         virtualenv=_bool(record.get("virtualenv")),
         conda_prefix=_str(record.get("conda_prefix")),
+        mac_version=_str(record.get("mac_version")),  # macOS only, as every probe's common part records it
+        translated=_bool(record.get("translated")),  # Rosetta 2 (macOS only)
     )
     if all(value is None for value in vars(target).values()):
         return None

@@ -19,6 +19,14 @@ class IntelGpu:
     discrete: bool | None = None  # False for an integrated GPU
     driver_version: str | None = None
     sources: tuple[str, ...] = ()  # "xpu-smi", "sycl-ls", "pci", "collect_env"
+    kernel_driver: str | None = None  # the driver bound to its PCI function ("i915", "xe"); None: none or unknown
+    uuid: str | None = None
+    firmware_version: str | None = None  # "DG02_1.3253"
+    tiles: int | None = None
+    eus: int | None = None
+    pcie_generation: int | None = None
+    pcie_max_width: int | None = None
+    level_zero: bool | None = None  # listed by sycl-ls under Level Zero (False: under OpenCL only)
 
 
 @dataclass(frozen=True)
@@ -27,6 +35,8 @@ class SyclDevice:
     device_type: str  # "gpu", "cpu", "fpga", "acc"
     name: str | None = None
     driver_version: str | None = None
+    index: int | None = None  # the backend's own ordinal ("[level_zero:gpu][level_zero:1]" -> 1)
+    platform: str | None = None  # "Intel(R) Level-Zero", "Intel(R) OpenCL Graphics"
 
 
 @dataclass(frozen=True)
@@ -36,6 +46,8 @@ class IntelFacts:
     kernel_driver: str | None = None  # "i915" or "xe" bound / loaded
     level_zero_gpu: bool | None = None  # a Level Zero GPU device is visible
     tool_errors: dict[str, str] = field(default_factory=dict)
+    kernel_modules_known: bool = False  # /proc/modules was read, so kernel_driver None means neither is loaded
+    bus_scanned: bool = False  # sysfs was read, so a GPU's kernel_driver None means no driver is bound
 
     @property
     def present(self) -> bool:

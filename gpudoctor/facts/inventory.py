@@ -39,6 +39,12 @@ class DriverSources:
     collect_env: CollectEnvReport | None
 
 
+def _names_nvidia_gpus(report: CollectEnvReport) -> bool:
+    """A collect_env report's GPU lines are NVIDIA's, unless the torch it describes is a ROCm or XPU build (its
+    "GPU models" are then AMD's, "AMD Instinct MI250X/MI250 (gfx90a:...)", read by the AMD facts instead)."""
+    return not (report.rocm_build or report.xpu_build or report.gpu_gfx)
+
+
 def _key(gpu: GpuInfo) -> str | None:
     return gpu.bus_id or (f"index:{gpu.index}" if gpu.index is not None else None)
 
@@ -92,7 +98,7 @@ def merge_inventory(
         sources.append(smi_text.gpus)
     if smi_list:
         sources.append(smi_list)
-    if not sources and collect_env is not None and collect_env.gpu_names:
+    if not sources and collect_env is not None and collect_env.gpu_names and _names_nvidia_gpus(collect_env):
         # A pasted collect_env report names the GPUs (nvidia-smi -L's words) and nothing more.
         sources.append([GpuInfo(index=i, name=name) for i, name in enumerate(collect_env.gpu_names)])
     if not sources:

@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from gpudoctor.evidence.keys import EvidenceKey
+from gpudoctor.facts.amd_model import KfdTopology
 from gpudoctor.facts.json_values import json_dict
 from gpudoctor.facts.model import GpuInfo, PciDevice
 from gpudoctor.facts.nvml_topology import NvmlTopology, cpu_list, nvml_topology
@@ -26,6 +27,7 @@ from gpudoctor.facts.topology_model import (
     TopoMatrix,
     nvlink_count,
 )
+from gpudoctor.facts.topology_xgmi import amd_topology
 
 if TYPE_CHECKING:
     from gpudoctor.facts.facts import Facts
@@ -134,11 +136,29 @@ class TopologySources:
     cpu_topology: dict[str, object] = field(default_factory=dict)  # cpu-topology.json
     fabric_manager: str | None = None  # fabricmanager.txt
     sources: list[str] = field(default_factory=list)  # the sources that said anything
+    kfd: KfdTopology | None = None  # kfd-topology.json: AMD GPUs and their XGMI links
+    amd_names: dict[str, str] = field(default_factory=dict)  # AMD GPU bus id without function -> marketing name
+
+
+def _amd_sources(facts: Facts) -> tuple[KfdTopology | None, dict[str, str]]:
+    """The KFD topology and the AMD tools' GPU names; nothing asked of the AMD facts on a machine without KFD."""
+    from gpudoctor.facts.kfd_topology import parse_kfd_topology, physical_bus
+
+    kfd = parse_kfd_topology(facts.evidence.json(EvidenceKey.KFD_TOPOLOGY.value))
+    if kfd is None or not kfd.gpu_nodes:
+        return None, {}
+    try:
+        gpus = facts.amd.gpus
+    except Exception:  # noqa: BLE001 - names are a nicety: the wiring is drawn without them
+        gpus = ()
+    names = {physical_bus(gpu.bus_id) or "": gpu.name for gpu in gpus if gpu.bus_id and gpu.name}
+    return kfd, names
 
 
 def topology_sources(facts: Facts) -> TopologySources:
     """What the merged view needs, read from one run's facts and evidence."""
     evidence = facts.evidence
+    kfd, amd_names = _amd_sources(facts)
     return TopologySources(
         gpus=list(facts.gpus),
         nvml_gpus=list(facts.nvml.gpus) if facts.nvml.init_ok else [],
@@ -154,7 +174,10 @@ def topology_sources(facts: Facts) -> TopologySources:
             key.value
             for key in TOPOLOGY_SOURCES
             if evidence.get(key.value) is not None and (evidence.text(key.value) or "").strip()
-        ],
+        ]
+        + ([EvidenceKey.KFD_TOPOLOGY.value] if kfd is not None else []),
+        kfd=kfd,
+        amd_names=amd_names,
     )
 
 
@@ -266,6 +289,7 @@ def merge_topology(given: TopologySources) -> MachineTopology:
             and all(isinstance(c, int) and not isinstance(c, bool) for c in allowed)
         ):
             process_cpus = cpu_list(allowed)
+    amd_gpus, xgmi_links = amd_topology(given.kfd, given.amd_names)
     return MachineTopology(
         gpus=gpus,
         pairs=pairs,
@@ -277,6 +301,8 @@ def merge_topology(given: TopologySources) -> MachineTopology:
         fabric_manager=fabric_manager_state(given.fabric_manager),
         fabric_states=fabric_states,
         sources=list(given.sources),
+        amd_gpus=amd_gpus,
+        xgmi_links=xgmi_links,
     )
 
 

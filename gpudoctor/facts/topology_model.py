@@ -157,6 +157,36 @@ class Nic:
 
 
 @dataclass(frozen=True)
+class AmdTopoGpu:
+    """One physical AMD GPU as the KFD topology describes it (its compute partitions folded into it)."""
+
+    index: int  # position among the AMD GPUs, in KFD node order (how rocm-smi and amd-smi usually number them)
+    bus_id: str | None = None  # the first partition's, "0000:63:00.0"
+    name: str | None = None  # the marketing name where an AMD tool gave one for this bus id
+    gfx_target: str | None = None  # "gfx90a"
+    device_id: str | None = None  # "740f"
+    numa_node: int | None = None
+    hive_id: str | None = None  # GPUs of one XGMI hive share it
+    kfd_nodes: tuple[int, ...] = ()  # one per compute partition (CPX: several)
+    render_minors: tuple[int, ...] = ()  # /dev/dri/renderD<minor>
+
+    @property
+    def partitions(self) -> int:
+        return max(len(self.kfd_nodes), 1)
+
+
+@dataclass(frozen=True)
+class XgmiLink:
+    """An XGMI (AMD Infinity Fabric) link between two physical AMD GPUs, ``a < b`` (``AmdTopoGpu.index``)."""
+
+    a: int
+    b: int
+    hive_id: str | None = None  # the hive both are in (None when KFD gives them different ones)
+    weight: int | None = None  # KFD's link weight (lower is nearer), the least of the partitions' links
+    hops: int | None = None  # where the source says
+
+
+@dataclass(frozen=True)
 class MachineTopology:
     gpus: list[TopoGpu] = field(default_factory=list)
     pairs: list[GpuPair] = field(default_factory=list)  # a < b, every pair with anything known
@@ -168,6 +198,14 @@ class MachineTopology:
     fabric_manager: str | None = None  # "active", "inactive", "failed", "not-installed", None (not asked)
     fabric_states: dict[int, str] = field(default_factory=dict)  # GPU -> NVML fabric state ("completed", ...)
     sources: list[str] = field(default_factory=list)  # the evidence the view was built from
+    # AMD GPUs and their XGMI links, from the KFD topology; kept apart from ``gpus`` (NVIDIA's indices) so a
+    # machine with GPUs of both vendors numbers each as its own tools do.
+    amd_gpus: tuple[AmdTopoGpu, ...] = ()
+    xgmi_links: tuple[XgmiLink, ...] = ()
+
+    def xgmi_link(self, a: int, b: int) -> XgmiLink | None:
+        low, high = min(a, b), max(a, b)
+        return next((link for link in self.xgmi_links if link.a == low and link.b == high), None)
 
     def gpu(self, index: int) -> TopoGpu | None:
         return next((gpu for gpu in self.gpus if gpu.index == index), None)

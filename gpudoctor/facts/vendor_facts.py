@@ -71,6 +71,17 @@ class VendorFacts:
     @cached_property
     def accelerators(self) -> tuple[Accelerator, ...]:
         """Every accelerator of every vendor: NVIDIA's first, then AMD, Intel, Apple and Google TPUs."""
-        from gpudoctor.facts.accelerators import all_accelerators
+        from gpudoctor.facts.accelerators import nvidia_accelerators
+        from gpudoctor.facts.amd import amd_accelerators
+        from gpudoctor.facts.apple import apple_accelerators
+        from gpudoctor.facts.intel import intel_accelerators
+        from gpudoctor.facts.tpu import tpu_accelerators
 
-        return all_accelerators(self._facts())
+        facts = self._facts()
+        return (
+            nvidia_accelerators(facts.gpus, facts.pci_gpus)
+            + amd_accelerators(facts)
+            + intel_accelerators(facts)
+            + apple_accelerators(facts)
+            + tpu_accelerators(facts)
+        )

@@ -34,14 +34,13 @@ base and gpudoctor's version.
 
 from __future__ import annotations
 
-import json
 import re
 import shlex
 import string
-import textwrap
 
 from gpudoctor.generate.dockerfile_base import choose_base_image
 from gpudoctor.generate.dockerfile_builds import Build, choose_build
+from gpudoctor.generate.dockerfile_fields import WRAP, build_fields, comment_lines, load_template
 from gpudoctor.generate.dockerfile_preflight import (
     PREFLIGHT_MODES,
     check_preflight_python,
@@ -76,20 +75,6 @@ __all__ = [
 FLAVORS = ("runtime", "devel")
 _REQUIREMENTS_RE = re.compile(r"[A-Za-z0-9_][A-Za-z0-9._/-]{0,199}")
 _VERSION_RE = re.compile(r"\d{1,3}(\.\d{1,4}){0,2}")
-_WRAP = 116
-
-
-def load_template(name: str) -> str:
-    """A template of the ``gpudoctor_dockerfiles`` package; from the source tree when it is not installed."""
-    try:
-        from importlib import resources
-
-        return resources.files("gpudoctor_dockerfiles").joinpath(name).read_text(encoding="utf-8")
-    except (ModuleNotFoundError, FileNotFoundError):
-        import pathlib
-
-        path = pathlib.Path(__file__).resolve().parents[2] / "dockerfiles" / name
-        return path.read_text(encoding="utf-8")
 
 
 # --------------------------------------------------------------------------- public entry
@@ -100,6 +85,10 @@ def generate_dockerfile(request: DockerfileRequest) -> GeneratedFile:
     given_driver = request.target.driver_version
     request = safe_request(request)
     _check_request(request)
+    from gpudoctor.generate.dockerfile_rocm import rocm_dockerfile, wants_rocm
+
+    if wants_rocm(request):
+        return rocm_dockerfile(request)
     if not request.cpu and isinstance(given_driver, str) and re.fullmatch(r"\s*\d{2,4}\s*", given_driver):
         # A bare branch would otherwise read as no driver at all ("unknown"); the CLI resolves it before this.
         from gpudoctor.kb.driver_cuda import oldest_driver_release
@@ -238,18 +227,7 @@ def _cpu_dockerfile(request: DockerfileRequest) -> GeneratedFile:
 def _common_fields(
     request: DockerfileRequest, build: Build, choices: tuple[Choice, ...], command: str, image: str
 ) -> dict[str, str]:
-    constraint = ""
-    if build.constraint and request.requirements:
-        constraint = f" \\\n    && echo '{build.constraint}' > /opt/venv/constraints.txt"
-    words = shlex.split(command)
-    return {
-        "header": _header(request, choices),
-        "base_image": image,
-        "framework_install": build.pip_args,
-        "constraints_step": constraint,
-        "requirements_block": _requirements_block(request, build),
-        "command": ", ".join(json.dumps(word) for word in words),
-    }
+    return {"header": _header(request, choices), **build_fields(request, build, command, image)}
 
 
 def _apt_steps(request: DockerfileRequest, python: PythonChoice) -> str:
@@ -265,27 +243,10 @@ def _apt_steps(request: DockerfileRequest, python: PythonChoice) -> str:
             "    && apt-get update \\",
         ]
     install = f"    && apt-get install -y --no-install-recommends {' '.join(packages)} \\"
-    if len(install) > _WRAP:
+    if len(install) > WRAP:
         install = f"    && apt-get install -y --no-install-recommends \\\n        {' '.join(packages)} \\"
     lines.append(install)
     return "".join(line + "\n" for line in lines)
-
-
-def _requirements_block(request: DockerfileRequest, build: Build) -> str:
-    if not request.requirements:
-        return ""
-    extra = f" \\\n    --extra-index-url {build.extra_index}" if build.extra_index else ""
-    constraint = " --constraint /opt/venv/constraints.txt" if build.constraint else ""
-    lines = [
-        f"# Your requirements, held to the {build.framework} build above (the constraint) so a bare "
-        f"'{build.framework}' line",
-        "# cannot swap it for another build"
-        + ("; the framework's index serves its companions (torchvision...)." if extra else "."),
-        f"COPY {request.requirements} /tmp/requirements.txt",
-        "RUN --mount=type=cache,target=/root/.cache/pip \\",
-        f"    pip install --requirement /tmp/requirements.txt{constraint}{extra}",
-    ]
-    return "".join(line + "\n" for line in lines) + "\n"
 
 
 # --------------------------------------------------------------------------- header
@@ -329,12 +290,6 @@ def _kb_date(framework: str) -> str:
     return ", ".join(f"{stem} as of {date}" for stem, date in dates.items()) or "date unknown"
 
 
-def _comment(text: str, first: str, rest: str) -> list[str]:
-    return textwrap.wrap(
-        text, width=_WRAP, initial_indent=first, subsequent_indent=rest, break_long_words=False, break_on_hyphens=False
-    ) or [first.rstrip()]
-
-
 def _header(request: DockerfileRequest, choices: tuple[Choice, ...]) -> str:
     from gpudoctor import __version__
 
@@ -350,11 +305,11 @@ def _header(request: DockerfileRequest, choices: tuple[Choice, ...]) -> str:
     ]
     if request.target.compute_capabilities and not request.cpu:
         names = ", ".join(request.target.gpu_names) or "GPUs"
-        lines += _comment(
+        lines += comment_lines(
             f"- GPUs: {names} (compute capability {', '.join(request.target.compute_capabilities)})", "# ", "#     "
         )
     for choice in choices:
-        lines += _comment(f"- {choice.what}: {choice.chosen}", "# ", "#     ")
-        lines += _comment(choice.why, "#     ", "#     ")
+        lines += comment_lines(f"- {choice.what}: {choice.chosen}", "# ", "#     ")
+        lines += comment_lines(choice.why, "#     ", "#     ")
     # Every value was checked at the boundary (inputs.safe_request); no line of the header can end early anyway.
     return "\n".join(comment_safe(line.rstrip(), 1000) for line in lines)

@@ -26,6 +26,9 @@ _OS_ID_RE = re.compile(r"[a-z0-9][a-z0-9._-]{0,39}")  # os-release(5): ID is low
 _OS_VERSION_RE = re.compile(r"[A-Za-z0-9][A-Za-z0-9._~-]{0,39}")
 _PYTHON_RE = re.compile(r"3\.\d{1,2}")
 _RELEASE_RE = re.compile(r"\d{1,3}(?:\.\d{1,4}){0,2}")
+_ROCM_RE = re.compile(r"\d{1,2}\.\d{1,3}(?:\.\d{1,5})?")  # "6.2.2"; /opt/rocm/.info/version's "-116" is cut first
+_GFX_RE = re.compile(r"gfx[0-9a-f]{3,5}")
+_VENDORS = ("amd", "nvidia")
 _CONTAINER_RE = re.compile(r"[a-z][a-z0-9-]{0,19}")  # a runtime's short name: "docker", "podman", "kubernetes"
 _TEXT_LIMIT = 120
 _NAMES_LIMIT = 16
@@ -86,6 +89,16 @@ def safe_target(target: MachineTarget) -> MachineTarget:
         secure_boot=target.secure_boot if isinstance(target.secure_boot, bool) else None,
         source=comment_safe(target.source, 200),
         container=_container(target.container),
+        amd_gpu_names=tuple(
+            name
+            for name in (comment_safe(n, 80) for n in target.amd_gpu_names[:_NAMES_LIMIT] if isinstance(n, str))
+            if name.strip()
+        ),
+        gfx_targets=tuple(sorted({g for g in (_shaped(t, _GFX_RE) for t in target.gfx_targets) if g})),
+        rocm_version=_shaped(target.rocm_version.split("-", 1)[0], _ROCM_RE)
+        if isinstance(target.rocm_version, str)
+        else None,
+        gpu_vendor=target.gpu_vendor if target.gpu_vendor in _VENDORS else None,
     )
 
 
@@ -113,6 +126,9 @@ def safe_request(request: _R) -> _R:
     script checked (the Dockerfile generator checks its own flags against fixed lists); GenerationRefused when
     one is bad.  The distro token is looked up in a fixed table and never written as given."""
     changes: dict[str, object] = {"target": safe_target(request.target)}
+    changes["rocm"] = _refuse_unshaped("--rocm", request.rocm, _ROCM_RE, "6.2.2")
+    if request.vendor is not None and request.vendor not in _VENDORS:
+        raise GenerationRefused(f"--vendor '{comment_safe(request.vendor, 20)}': choose amd or nvidia", "--vendor amd")
     if isinstance(request, InstallScriptRequest):
         changes["python"] = _refuse_unshaped("--python", request.python, _PYTHON_RE, "3.12")
         changes["framework_version"] = _refuse_unshaped(

@@ -161,6 +161,10 @@ def generate_install_script(request: InstallScriptRequest) -> GeneratedFile:
     from gpudoctor.kb.loading import _load
 
     request = safe_request(request)
+    from gpudoctor.generate.install_rocm import rocm_install_script, wants_rocm_script
+
+    if wants_rocm_script(request):
+        return rocm_install_script(request)
     distro, wsl = _distro(request)
     container = None if wsl else request.target.container  # WSL has its own guard
     os_name = "wsl" if wsl else "linux"
@@ -316,6 +320,7 @@ def generate_install_script(request: InstallScriptRequest) -> GeneratedFile:
         OS_VERSION=shell_quote(distro.version_id),
         STEPS=shell_quote(" ".join(steps)),
         VENV=_venv_default(request.venv),
+        WHAT="NVIDIA GPU software",
     )
     repo_sources = ("KEY_ROTATION",) if distro.family == "apt" else ("KEY_ROTATION", "RPM_KEY")
     sources = (
@@ -328,7 +333,7 @@ def generate_install_script(request: InstallScriptRequest) -> GeneratedFile:
     if container:
         sources = (*sources, "CTK_GUIDE")
     header = _header(distro, wsl, container, request, choices, steps, as_of, sources)
-    text = header + common + "".join(body) + fragment("main.sh")
+    text = header + common + "".join(body) + fragment("main.sh", REBOOT_WHAT="the NVIDIA kernel driver")
     return GeneratedFile(text=text, choices=tuple(choices), kind="install-script")
 
 

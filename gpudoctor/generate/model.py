@@ -34,6 +34,12 @@ class MachineTarget:
     container: str | None = None
     secure_boot: bool | None = None
     source: str = "this machine"  # "this machine", "snapshot PATH", "--for-driver"
+    # AMD: the GPUs' names and LLVM targets, the installed ROCm, and which vendor's GPUs the machine has ("amd" when
+    # it has AMD GPUs and no NVIDIA ones: the generators then write for ROCm unless asked otherwise).
+    amd_gpu_names: tuple[str, ...] = ()
+    gfx_targets: tuple[str, ...] = ()  # ("gfx90a",)
+    rocm_version: str | None = None  # "6.2.2"
+    gpu_vendor: str | None = None  # "amd", "nvidia" or None (none found / both)
 
 
 @dataclass(frozen=True)
@@ -49,6 +55,9 @@ class DockerfileRequest:
     # Where the preflight gpudoctor comes from: "pypi" (gpudoctor==VERSION from the index), "wheel" (the wheel the
     # command writes next to the Dockerfile, COPY'd in) or "none" (no preflight; a comment says how to add it).
     preflight: str = "wheel"
+    # "amd" (or a ROCm version in ``rocm``): a ROCm image; "nvidia": a CUDA one; None: from the machine.
+    vendor: str | None = None
+    rocm: str | None = None  # "6.2.2": the ROCm to fit instead of the machine's
 
 
 @dataclass(frozen=True)
@@ -63,6 +72,8 @@ class InstallScriptRequest:
     python: str | None = None
     venv: str = "~/.venvs/gpu"
     target: MachineTarget = field(default_factory=MachineTarget)
+    vendor: str | None = None  # "amd": the ROCm stack; "nvidia"; None: from the machine
+    rocm: str | None = None  # the ROCm release to install ("6.2.2"); None: the newest the knowledge base has
 
 
 @dataclass(frozen=True)

@@ -33,7 +33,40 @@ GENERATOR_SOURCES = (
     Ev.ENV,
     Ev.DRIVER_LIBRARIES,
     Ev.KERNEL_LOG,
+    # AMD: the installed ROCm and the KFD topology (file reads, no tool), so an AMD machine gets a ROCm file.
+    Ev.ROCM_INSTALL,
+    Ev.KFD_TOPOLOGY,
 )
+
+
+def _amd(facts: Facts) -> tuple[tuple[str, ...], tuple[str, ...], str | None, bool]:
+    """(GPU names, gfx targets, ROCm version, any AMD GPU) from ``facts.amd`` and the PCI bus.  Read defensively:
+    AMD facts that fail to parse leave the target as it was (an NVIDIA or no-GPU machine is never affected)."""
+    names: list[str] = []
+    targets: set[str] = set()
+    version = None
+    present = False
+    try:
+        amd = facts.amd
+        for gpu in amd.gpus:
+            present = True
+            if gpu.name:
+                names.append(gpu.name)
+            if gpu.gfx_target:
+                targets.add(gpu.gfx_target)
+        version = amd.rocm.version
+    except Exception:  # noqa: BLE001 - another vendor's parser must never break an NVIDIA generator
+        pass
+    try:
+        from gpudoctor.facts.pci_accelerators import functions_of
+
+        on_bus = functions_of(list(facts.pci_accelerators), "amd")
+        present = present or bool(on_bus)
+        if not names:
+            names = [device.description or "" for device in on_bus if device.description]
+    except Exception:  # noqa: BLE001
+        pass
+    return tuple(names), tuple(sorted(targets)), version, present
 
 
 def _capabilities(facts: Facts) -> tuple[tuple[str, ...], tuple[str, ...]]:
@@ -83,6 +116,9 @@ def target_from_facts(facts: Facts, for_driver: str | None = None, source: str =
     capabilities, names = _capabilities(facts)
     release = facts.os_release
     log = facts.kernel_log
+    amd_names, gfx, rocm, amd_present = _amd(facts)
+    nvidia_present = bool(facts.gpus or facts.pci_gpus)
+    vendor = "amd" if amd_present and not nvidia_present else "nvidia" if nvidia_present and not amd_present else None
     return MachineTarget(
         driver_version=version,
         compute_capabilities=capabilities,
@@ -95,4 +131,8 @@ def target_from_facts(facts: Facts, for_driver: str | None = None, source: str =
         else None,
         secure_boot=True if log.secure_boot_rejected else None,
         source=given if for_driver else source,
+        amd_gpu_names=amd_names,
+        gfx_targets=gfx,
+        rocm_version=rocm,
+        gpu_vendor=vendor,
     )

@@ -26,7 +26,9 @@ def gpus_table() -> list[str]:
 
 
 def specs_table() -> list[str]:
-    data = loading._spec_data()
+    from gpudoctor.kb.gpu_spec_tables import spec_data
+
+    data = spec_data()  # NVIDIA's compiled table with the AMD rows merged in
     lines = header("GPU spec sheets (dense TFLOP/s, GB/s = 10^9 bytes per second)", data)
     rows = []
     for r in data.get("gpus", []):

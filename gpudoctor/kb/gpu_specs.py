@@ -19,7 +19,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from gpudoctor.kb.gpu_names import normalize_gpu_name
-from gpudoctor.kb.loading import _pcie_data, _spec_data
+from gpudoctor.kb.gpu_spec_tables import spec_data as _spec_data  # gpu_specs.json + hand-sourced rows
+from gpudoctor.kb.loading import _pcie_data
 
 # A trailing token the product name may carry without changing the product: the memory size.
 _MEMORY_TOKEN = re.compile(r"\d{1,3}gb")

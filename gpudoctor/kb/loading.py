@@ -19,6 +19,13 @@ DATA_FILES = (
     "xid.json",
     "health_limits.json",
     "docker_cuda.json",
+    "apple_mps.json",
+    "rocm_targets.json",
+    "rocm_wheels.json",
+    "rocm_images.json",
+    "rocm_install.json",
+    "gpu_specs_amd.json",
+    "intel_xpu.json",
 )
 
 # What each file holds, in a line (for ``gpudoctor kb``).
@@ -34,6 +41,13 @@ DESCRIPTIONS = {
     "python_gpu_packages": "JAX CUDA extras (jax[cuda12]/jax[cuda13]) and CuPy packages (cupy-cudaNNx)",
     "gpu_specs": "GPU spec sheets: memory bandwidth, FP32/TF32/FP16/BF16 peak TFLOP/s, PCIe link, NVLink",
     "docker_cuda": "nvidia/cuda image tags: CUDA release x OS x flavor, published or secondary only",
+    "apple_mps": "Apple MPS: the macOS each PyTorch release needs, the last Intel-Mac wheels, Apple's install commands",
+    "rocm_targets": "AMD gfx targets: family, products, support per ROCm release, PyTorch wheel targets, overrides",
+    "rocm_wheels": "PyTorch's ROCm wheels: the ROCm variants each release publishes, and their index",
+    "rocm_images": "rocm/dev-ubuntu image tags AMD builds, per ROCm release and Ubuntu",
+    "rocm_install": "ROCm install steps: repo.radeon.com repositories, signing key, amdgpu-install packages",
+    "gpu_specs_amd": "AMD GPU spec sheets (merged into gpu_specs): memory, bandwidth, peak TFLOP/s, PCIe",
+    "intel_xpu": "Intel GPUs: PyTorch's XPU wheel index, validated GPUs and OSes, Level Zero packages",
     "pcie": "PCIe generations: transfer rate, encoding, GB/s per lane and per x16 link, per direction",
 }
 

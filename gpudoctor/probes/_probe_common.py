@@ -62,6 +62,46 @@ def drop_probes_dir_from_path() -> None:
     sys.path[:] = [entry for entry in sys.path if not _same_dir(entry)]
 
 
+# --- the interpreter, with what only macOS has -----------------------------------------------------------------
+
+
+def _rosetta_translated() -> bool | None:
+    """Whether this process runs translated by Rosetta 2: sysctl ``sysctl.proc_translated`` (1 translated, 0 native).
+
+    The name does not exist on Intel Macs (no Rosetta): the process is native there.  None when libc cannot be asked.
+    """
+    try:
+        import ctypes
+        import ctypes.util
+
+        libc = ctypes.CDLL(ctypes.util.find_library("c") or "libc.dylib", use_errno=True)
+        value = ctypes.c_int(0)
+        size = ctypes.c_size_t(ctypes.sizeof(value))
+        if libc.sysctlbyname(b"sysctl.proc_translated", ctypes.byref(value), ctypes.byref(size), None, 0) == 0:
+            return value.value == 1
+        return False if ctypes.get_errno() == 2 else None  # ENOENT: the name is unknown, so no Rosetta
+    except Exception:  # noqa: BLE001 - a probe reports, it does not die
+        return None
+
+
+def python_info() -> dict[str, Any]:
+    """The common ``python`` record; on macOS also ``mac_version`` (platform.mac_ver()) and ``translated`` (Rosetta).
+
+    An x86_64 Python on Apple Silicon runs under Rosetta, where MPS is unavailable and ``mac_version`` may read
+    "10.16" (an interpreter built with an old SDK): both keys let gpudoctor say so.  Absent off macOS.
+    """
+    info = _probe_target.python_info()
+    if sys.platform == "darwin":
+        try:
+            import platform
+
+            info["mac_version"] = platform.mac_ver()[0] or None
+        except Exception:  # noqa: BLE001
+            info["mac_version"] = None
+        info["translated"] = _rosetta_translated()
+    return info
+
+
 # --- a framework that is not there -------------------------------------------------------------------------
 
 # The distributions that can provide each framework's module: metadata without the module is a broken
@@ -90,7 +130,7 @@ def absent_record(framework: str) -> dict[str, Any] | None:
     return {
         "probe": framework,
         "probe_version": PROBE_VERSION,
-        "python": _probe_target.python_info(),
+        "python": python_info(),
         "installed": False,
         "distribution": None,
         "nvidia_packages": _probe_target.nvidia_packages(),
@@ -120,7 +160,7 @@ class Probe:
         self.doc: dict[str, Any] = {
             "probe": framework,
             "probe_version": PROBE_VERSION,
-            "python": _probe_target.python_info(),
+            "python": python_info(),
         }
         self.candidates = tuple(candidates)
         self.conda_names = tuple(conda_names)

@@ -6,7 +6,9 @@ Keys added to the common contract::
     "jaxlib_version"   jaxlib's version
     "plugins"          {dist name: version} of the installed jax-cuda*-plugin / jax-cuda*-pjrt / jax-rocm* wheels
     "default_backend"  jax.default_backend(): "cpu", "gpu", "tpu"
-    "devices"          [{"id", "platform", "device_kind"}] from jax.devices()
+    "devices"          [{"id", "platform", "device_kind", "process_index", "coords", "core_on_chip"}] from
+                       jax.devices() (the last three are a TPU's: its host, its chip's place, its core on the chip)
+    "libtpu"           {dist name: version} of the installed libtpu / libtpu-nightly wheel ({} when neither is)
     "backend_errors"   ["cuda: <error text>", ...]: why a GPU backend did not come up, verbatim.  From JAX's own
                        record of failed backends (the TPU one only when JAX_PLATFORMS asks for a TPU: every
                        machine without libtpu has it), and, when the default backend is not a GPU although
@@ -30,6 +32,19 @@ INFO_LOGGERS = ("jax._src.xla_bridge",)
 
 def _is_plugin(key: str) -> bool:
     return key.startswith(("jax-cuda", "jax-rocm", "jax-tpu"))
+
+
+def _is_libtpu(key: str) -> bool:
+    return key in ("libtpu", "libtpu-nightly")
+
+
+def _coords(value: Any) -> list[int] | None:
+    """A TPU's coords as a JSON list of ints; None for any other device (or anything odd)."""
+    try:
+        values = [int(v) for v in value]
+    except Exception:  # noqa: BLE001 - not a TPU device, or a shape we do not know
+        return None
+    return values if 0 < len(values) <= 8 else None
 
 
 def _jaxlib_version(errors: dict[str, str]) -> str | None:
@@ -88,9 +103,13 @@ def body(jax: Any, probe: common.Probe) -> None:
             "id": getattr(d, "id", None),
             "platform": getattr(d, "platform", None),
             "device_kind": getattr(d, "device_kind", None),
+            "process_index": getattr(d, "process_index", None),
+            "coords": _coords(getattr(d, "coords", None)),
+            "core_on_chip": getattr(d, "core_on_chip", None),
         }
         for d in devices or []
     ]
+    doc["libtpu"] = common.guarded(errors, "libtpu", lambda: common.distributions_matching(_is_libtpu), {})
     backend_errors.extend(_recorded_backend_errors(platforms))
     if doc["default_backend"] not in ("gpu", "cuda", "rocm") and _gpu_expected(platforms, doc["plugins"] or {}):
         wanted = "rocm" if ("rocm" in platforms or os.path.exists("/dev/kfd")) else "cuda"

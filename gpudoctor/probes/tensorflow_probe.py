@@ -10,6 +10,10 @@ arrive in ``log_lines``.  Keys added to the common contract::
     "build_info"       dict(tf.sysconfig.get_build_info()): cuda_version, cudnn_version, cuda_compute_capabilities...
     "gpus"             [{"name", "device_type", "details": {"device_name", "compute_capability": [maj, min]}}]
     "gpus_listed"      true when tf.config.list_physical_devices('GPU') ran (then an empty "gpus" means none)
+    "built_with_rocm"  tf.test.is_built_with_rocm() (build_info's "is_rocm_build" and "rocm_version" say the same
+                       where the build records them)
+    "metal_plugin"     the installed tensorflow-metal distribution's version (Apple's PluggableDevice), read
+                       without importing it; null when it is not installed
 """
 
 from __future__ import annotations
@@ -44,6 +48,10 @@ def _keras_version() -> str | None:
     return versions.get("keras") or versions.get("tf-keras")
 
 
+def _metal_plugin() -> str | None:
+    return common.distributions_matching(lambda key: key == "tensorflow-metal").get("tensorflow-metal")
+
+
 def _gpus(tf: Any, doc: dict[str, Any], errors: dict[str, str]) -> list[dict[str, Any]]:
     devices = common.guarded(errors, "gpus", lambda: tf.config.list_physical_devices("GPU"))
     doc["gpus_listed"] = devices is not None
@@ -68,6 +76,8 @@ def body(tf: Any, probe: common.Probe) -> None:
     doc["keras_version"] = common.guarded(errors, "keras_version", _keras_version)
     doc["built_with_cuda"] = common.guarded(errors, "built_with_cuda", lambda: bool(tf.test.is_built_with_cuda()))
     doc["build_info"] = common.guarded(errors, "build_info", lambda: dict(tf.sysconfig.get_build_info()))
+    doc["built_with_rocm"] = common.guarded(errors, "built_with_rocm", lambda: bool(tf.test.is_built_with_rocm()))
+    doc["metal_plugin"] = common.guarded(errors, "metal_plugin", _metal_plugin)
     doc["gpus_listed"] = False
     doc["gpus"] = _gpus(tf, doc, errors)
 

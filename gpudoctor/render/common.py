@@ -127,15 +127,46 @@ def gpu_names_text(gpus: list[GpuRecord], known: object = True) -> str:
     return f"{len(gpus)} {noun} ({listed})"
 
 
+_STACK_WORDS = {"rocm": "ROCm", "macos": "macOS", "libtpu": "libtpu"}
+
+
+def accelerators_text(machine: MachineSummary) -> str | None:
+    """'2 × AMD Instinct MI210 (gfx90a), ROCm 6.1.2': the other vendors' accelerators, folded by name, and
+    their stacks' versions; None when the summary lists none."""
+    records = machine.get("accelerators")
+    if not isinstance(records, list) or not records:
+        return None
+    labels: dict[str, int] = {}
+    for record in records:
+        if not isinstance(record, dict):
+            continue
+        name = str(record.get("name") or f"{record.get('vendor') or 'unknown'} device")
+        arch = record.get("architecture")
+        label = f"{name} ({arch})" if arch and str(arch) not in name else name
+        labels[label] = labels.get(label, 0) + 1
+    text = ", ".join(f"{count} × {label}" for label, count in labels.items())
+    stacks = machine.get("accelerator_stacks")
+    if isinstance(stacks, dict):
+        text = ", ".join([text] + [f"{_STACK_WORDS.get(str(k), str(k))} {v}" for k, v in stacks.items()])
+    return text
+
+
 def machine_summary_parts(machine: MachineSummary) -> list[str]:
     """Short phrases about the machine, for whichever keys are present."""
     parts = []
+    others = accelerators_text(machine)
+    gpus = machine.get("gpus")
+    # A machine whose accelerators are all another vendor's says what it has, not "no NVIDIA GPUs".
+    if others and not (isinstance(gpus, list) and gpus):
+        return [others]
     if "gpus" in machine and isinstance(machine["gpus"], list):
         parts.append(gpu_names_text(machine["gpus"], machine.get("gpus_known", True)))
     if machine.get("driver_version"):
         parts.append(f"driver {machine['driver_version']}")
     if machine.get("cuda_driver_max"):
         parts.append(f"max CUDA {machine['cuda_driver_max']}")
+    if others:
+        parts.append(others)
     return parts
 
 
@@ -196,7 +227,16 @@ def machine_detail_lines(machine: MachineSummary) -> list[tuple[str, str]]:
         details.append(("The evidence states", "; ".join(stated) if stated else "no GPU name or version"))
     if machine.get("error"):
         details.append(("Machine summary incomplete", str(machine["error"])))
-    known = MACHINE_HEADLINE_KEYS | {"gpus_known", "gpus_on_bus", "container", "wsl", "facts_seen", "error"}
+    known = MACHINE_HEADLINE_KEYS | {
+        "gpus_known",
+        "gpus_on_bus",
+        "container",
+        "wsl",
+        "facts_seen",
+        "error",
+        "accelerators",
+        "accelerator_stacks",
+    }
     for key, value in dict(machine).items():
         if key in known or value is None:
             continue

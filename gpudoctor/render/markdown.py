@@ -19,6 +19,7 @@ from gpudoctor.evidence.redact import redact as redact_text
 from gpudoctor.evidence.redact import strip_url_credentials
 from gpudoctor.render.common import (
     NEEDS_ROOT,
+    accelerators_text,
     consequences_by_root,
     machine_detail_lines,
     next_step_headline,
@@ -117,6 +118,9 @@ def _machine_section(machine: MachineSummary) -> list[str]:
         lines.append(f"- **GPUs:** {len(gpus)}")
         for gpu in gpus:
             lines.append(f"  - {_inline(_gpu_line(gpu))}")
+    others = accelerators_text(machine)
+    if others:
+        lines.append(f"- **Other accelerators:** {_inline(others)}")
     python = machine.get("python")
     if isinstance(python, dict) and python.get("executable"):
         version = f"Python {python['version']} " if python.get("version") else ""

@@ -10,11 +10,38 @@ from __future__ import annotations
 
 from typing import Any
 
-from gpudoctor.facts.topology_model import MachineTopology, NvLinkState, PcieLink, TopoGpu
+from gpudoctor.facts.topology_model import AmdTopoGpu, MachineTopology, NvLinkState, PcieLink, TopoGpu
 
 
 def topology_json(topo: MachineTopology) -> dict[str, Any]:
-    """The whole model as a JSON-serialisable dict with fixed top-level keys."""
+    """The whole model as a JSON-serialisable dict with fixed top-level keys, and ``amd_gpus`` / ``xgmi_links``
+    after them where AMD GPUs are known (so an NVIDIA machine's document is what it always was)."""
+    data = _nvidia_json(topo)
+    if topo.amd_gpus:
+        data["amd_gpus"] = [_amd_gpu(gpu) for gpu in sorted(topo.amd_gpus, key=lambda g: _sort_key(g.index))]
+        data["xgmi_links"] = [
+            {"a": link.a, "b": link.b, "hive_id": link.hive_id, "weight": link.weight, "hops": link.hops}
+            for link in sorted(topo.xgmi_links, key=lambda k: (_sort_key(k.a), _sort_key(k.b)))
+        ]
+    return data
+
+
+def _amd_gpu(gpu: AmdTopoGpu) -> dict[str, Any]:
+    return {
+        "index": gpu.index,
+        "name": gpu.name,
+        "bus_id": gpu.bus_id,
+        "gfx_target": gpu.gfx_target,
+        "device_id": gpu.device_id,
+        "numa_node": gpu.numa_node,
+        "hive_id": gpu.hive_id,
+        "partitions": gpu.partitions,
+        "kfd_nodes": list(gpu.kfd_nodes),
+        "render_minors": list(gpu.render_minors),
+    }
+
+
+def _nvidia_json(topo: MachineTopology) -> dict[str, Any]:
     return {
         "gpus": [_gpu(gpu) for gpu in sorted(topo.gpus, key=lambda g: _sort_key(g.index))],
         "pairs": [

@@ -18,7 +18,8 @@ and ``data-kind`` ("nvlink", "pcie", or "sys" for the CPU interconnect); the NVS
 
 This module draws the boxes, PCIe links, GPUs, NICs and legend; where they go is decided in
 ``topology_svg_layout``, the NVLinks are drawn by ``topology_svg_nvlink``, the SVG primitives are in
-``topology_svg_shapes``.  Advice (what to do about a degraded link) is never written here: it comes
+``topology_svg_shapes``; AMD GPUs and their XGMI hives by ``topology_svg_xgmi`` (below the NVIDIA part, or
+alone).  Advice (what to do about a degraded link) is never written here: it comes
 from the checks' findings (``link_fixes``).
 """
 
@@ -48,7 +49,9 @@ from gpudoctor.render.topology_svg_layout import (
 )
 from gpudoctor.render.topology_svg_nvlink import NvlinkDrawing
 from gpudoctor.render.topology_svg_shapes import COLORS, FONT, MONO, esc, fit, link_list, num, svg_link, svg_text
+from gpudoctor.render.topology_svg_xgmi import xgmi_block
 from gpudoctor.render.topology_text_shared import NO_TOPOLOGY, clean, form_factor_label, pcie_text
+from gpudoctor.render.topology_text_xgmi import xgmi_head
 
 
 def render_topology_svg(
@@ -68,10 +71,15 @@ class _Drawing(NvlinkDrawing):
         head = f"GPU topology: {len(self.gpus)} GPU" + ("" if len(self.gpus) == 1 else "s")
         if self.nics:
             head += f", {len(self.nics)} NIC" + ("" if len(self.nics) == 1 else "s")
+        if not self.gpus and topo.amd_gpus:
+            head = xgmi_head(topo)
         self.title = clean(title) if title is not None else head
         self.link_fixes = link_fixes
 
     def svg(self) -> str:
+        if not self.gpus and self.topo.amd_gpus:  # AMD GPUs only: their XGMI hives are the whole picture
+            parts, bottom, right = xgmi_block(self.topo, TITLE_H)
+            return self._document(right + MARGIN, bottom + MARGIN, parts)
         if not self.gpus:
             return self._document(
                 480, TITLE_H + 40, [svg_text(MARGIN, TITLE_H + 14, NO_TOPOLOGY, size=13, fill=COLORS["muted"])]
@@ -103,6 +111,10 @@ class _Drawing(NvlinkDrawing):
         legend, bottom, legend_right = self._legend(bottom + 8)
         body += legend
         width = max(x - NUMA_GAP + MARGIN, legend_right + MARGIN)
+        if self.topo.amd_gpus:  # a machine with GPUs of both vendors: the AMD ones below NVIDIA's
+            parts, bottom, right = xgmi_block(self.topo, bottom + 16)
+            body += parts
+            width = max(width, right + MARGIN)
         return self._document(width, bottom + MARGIN, body)
 
     def _document(self, width: float, height: float, body: list[str]) -> str:

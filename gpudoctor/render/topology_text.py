@@ -8,7 +8,8 @@ Like the report renderer (``terminal.py``) the text is first laid out as lines o
 the plain mode joins the text, the colour mode hands the same spans to rich, so both always show the
 same thing.  The small helpers (which GPUs and NICs there are, what kind a path is, how a link reads)
 live in ``topology_text_shared``, shared with the SVG renderer so the two never disagree; they are
-re-exported here, where the SVG modules have always imported them from.
+re-exported here, where the SVG modules have always imported them from.  AMD GPUs and their XGMI links come
+last, from ``topology_text_xgmi`` (alone on a machine with AMD GPUs only).
 """
 
 from __future__ import annotations
@@ -30,6 +31,7 @@ from gpudoctor.render.topology_text_shared import (
     path_kind,
     pcie_text,
 )
+from gpudoctor.render.topology_text_xgmi import xgmi_lines
 
 __all__ = [
     "NO_TOPOLOGY",
@@ -103,8 +105,9 @@ def render_topology_text(topo: MachineTopology, color: bool = False, width: int 
 def layout(topo: MachineTopology, width: int) -> list[Line]:
     """Every line as styled spans (shared by the plain and colour modes); lines may still need wrapping."""
     gpus = gpu_indices(topo)
+    amd = xgmi_lines(topo, width)  # AMD GPUs and their XGMI links (empty on a machine without them)
     if not gpus:
-        return [[(NO_TOPOLOGY, "")]]
+        return amd + _sources(topo) if amd else [[(NO_TOPOLOGY, "")]]
     nics = nic_labels(topo)
     head = f"GPU topology: {_plural(len(gpus), 'GPU')}" + (f", {_plural(len(nics), 'NIC')}" if nics else "")
     lines: list[Line] = [[(head, "bold")], []]
@@ -114,9 +117,14 @@ def layout(topo: MachineTopology, width: int) -> list[Line]:
     lines += _nic_lines(topo, nics)
     lines += _machine_lines(topo, gpus)
     lines += _p2p_lines(topo)
-    if topo.sources:
-        lines += [[], [("Sources: ", "dim"), (", ".join(clean(s) for s in topo.sources), "dim")]]
-    return lines
+    lines += [[]] + amd if amd else []
+    return lines + _sources(topo)
+
+
+def _sources(topo: MachineTopology) -> list[Line]:
+    if not topo.sources:
+        return []
+    return [[], [("Sources: ", "dim"), (", ".join(clean(s) for s in topo.sources), "dim")]]
 
 
 # ---------------------------------------------------------------- the matrix

@@ -15,7 +15,7 @@ from gpudoctor_checks._cause_fixes import BUILDERS, GENERIC_FALLBACKS, known_key
 KNOWN_PROGRAMS = {
     "sudo", "nvidia-smi", "python", "gpudoctor", "lsmod", "ls", "ldconfig", "echo", "export", "unset", "dkms",
     "mokutil", "printf", "systemctl", "docker", "wsl.exe", "which", "id", "nvcc", "df", "NCCL_DEBUG=INFO", "bash",
-    "CUDA_LAUNCH_BLOCKING=1", "kubectl", "set", "podman",
+    "CUDA_LAUNCH_BLOCKING=1", "kubectl", "set", "podman", "curl", "sh", "sw_vers", "softwareupdate",
 }  # fmt: skip
 
 

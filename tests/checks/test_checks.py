@@ -59,6 +59,10 @@ def test_codes_are_unique_and_stable_families():
         "SMOKE",
         "TOPO",
         "HEALTH",
+        "ROCM",
+        "XPU",
+        "MPS",
+        "TPU",
     }
 
 
