@@ -5,16 +5,18 @@ Every check here is about a Mac and says "not applicable" anywhere else: nothing
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from gpudoctor.api import CheckContext, Finding, Fix, Severity, check, judged, not_applicable, ok
 from gpudoctor.evidence.keys import EvidenceKey as Ev
-from gpudoctor.facts.apple_model import MacPlatform
 from gpudoctor.facts.facts import Facts
 from gpudoctor.kb import apple_mps
 from gpudoctor.kb.torch_wheels import torch_release
 from gpudoctor.results import Outcome
 from gpudoctor_checks._frameworks import evidence_names, pip
+
+if TYPE_CHECKING:
+    from gpudoctor.facts.apple_model import MacPlatform
 
 _TORCH_PAGE = "https://developer.apple.com/metal/pytorch/"
 _TF_METAL_PAGE = "https://developer.apple.com/metal/tensorflow-plugin/"
@@ -148,6 +150,8 @@ def _torch_state(facts: Facts) -> tuple[MacPlatform, str | None, bool | None, bo
     version = torch.version if probed else (repl.torch_version if repl else None)
     built = torch.mps_built if torch.mps_built is not None else (repl.mps_built if repl else None)
     available = torch.mps_available if torch.mps_available is not None else (repl.mps_available if repl else None)
+    from gpudoctor.facts.apple_model import MacPlatform  # a Mac's model, only where something says it is one
+
     return mac or MacPlatform(), version, built, available
 
 

@@ -3,16 +3,18 @@
 from __future__ import annotations
 
 import re
+from typing import TYPE_CHECKING
 
 from gpudoctor.api import CheckContext, Finding, Fix, Severity, check, not_applicable, ok
 from gpudoctor.evidence.keys import EvidenceKey as Ev
 from gpudoctor.facts.facts import Facts
-from gpudoctor.facts.intel import INTEL_DRIVERS
-from gpudoctor.facts.intel_model import IntelFacts, IntelGpu
 from gpudoctor.kb.intel_xpu import level_zero_packages, torch_xpu_install_command, torch_xpu_native_since
 from gpudoctor.results import Outcome, judged
 from gpudoctor.words import counted
 from gpudoctor_checks._frameworks import pip
+
+if TYPE_CHECKING:
+    from gpudoctor.facts.intel_model import IntelFacts, IntelGpu
 
 # The xe driver is the one seen binding Battlemage (Arc B-Series) cards (accelerators.md §2 [RPI_PCIE_510]).
 _XE_FIRST = re.compile(r"Battlemage|\bArc(?:\(TM\))?\s+B\d{3}|\[Arc B\d{3}", re.IGNORECASE)
@@ -29,6 +31,8 @@ def _discrete(intel: IntelFacts) -> list[IntelGpu]:
 
 def _unbound(intel: IntelFacts, gpu: IntelGpu) -> bool:
     """No i915/xe drives this GPU: sysfs shows no driver bound, or no Intel GPU module is loaded at all."""
+    from gpudoctor.facts.intel import INTEL_DRIVERS
+
     if gpu.kernel_driver in INTEL_DRIVERS:
         return False
     if intel.bus_scanned and "pci" in gpu.sources:

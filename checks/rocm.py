@@ -3,14 +3,17 @@
 from __future__ import annotations
 
 from collections import Counter
+from typing import TYPE_CHECKING
 
 from gpudoctor.api import CheckContext, Finding, Fix, Severity, check, judged, not_applicable, ok
 from gpudoctor.evidence.keys import EvidenceKey as Ev
-from gpudoctor.facts.amd_model import AmdGpu
 from gpudoctor.facts.facts import Facts
 from gpudoctor.facts.sources_state import Why
 from gpudoctor.results import Outcome
 from gpudoctor.words import counted
+
+if TYPE_CHECKING:
+    from gpudoctor.facts.amd_model import AmdGpu
 
 # AMD's install guide (ROCm/rocm-install-on-linux, docs/install/amdgpu-install.rst and prerequisites.rst).
 _INSTALL_DOCS = "https://rocm.docs.amd.com/projects/install-on-linux/"
@@ -230,6 +233,9 @@ def rocm_installed(facts: Facts, ctx: CheckContext) -> Outcome:
         )
         return judged(findings, data, "")
     unknown = "ROCm version not known" + (f" ({missing.words()})" if missing else "")
+    if not findings:
+        # Unknown is not fine: without the version (not collected, say) there is nothing to clear.
+        return not_applicable(unknown + tools, data)
     return judged(findings, data, unknown + tools)
 
 

@@ -9,14 +9,17 @@ the HIP environment variable reference for the *_VISIBLE_DEVICES variables
 from __future__ import annotations
 
 import re
+from typing import TYPE_CHECKING
 
 from gpudoctor.api import CheckContext, Finding, Fix, Severity, check, not_applicable, ok
 from gpudoctor.evidence.keys import EvidenceKey as Ev
-from gpudoctor.facts.accel_nodes import AccelNodes
 from gpudoctor.facts.facts import Facts
 from gpudoctor.facts.pci_accelerators import functions_of
 from gpudoctor.results import Outcome
 from gpudoctor.words import counted
+
+if TYPE_CHECKING:
+    from gpudoctor.facts.accel_nodes import AccelNodes
 
 GROUP_FIX = "sudo usermod -a -G render,video $LOGNAME"
 DOCKER_FLAGS = "docker run --device=/dev/kfd --device=/dev/dri --group-add video"

@@ -3,15 +3,18 @@
 from __future__ import annotations
 
 import time
+from typing import TYPE_CHECKING
 
 from gpudoctor.api import CheckContext, Finding, Fix, Severity, check, not_applicable, ok
 from gpudoctor.evidence.keys import EvidenceKey as Ev
 from gpudoctor.facts.facts import Facts
 from gpudoctor.facts.tpu import chips_seen_by_jax, tpu_evidence
-from gpudoctor.facts.tpu_model import TpuFacts
 from gpudoctor.results import Outcome, judged
 from gpudoctor.words import counted
 from gpudoctor_checks._frameworks import pip
+
+if TYPE_CHECKING:
+    from gpudoctor.facts.tpu_model import TpuFacts
 
 _JAX_TPU_URL = "https://github.com/jax-ml/jax"
 _LOCK_URL = "https://github.com/jax-ml/jax/issues/10192"

@@ -11,12 +11,16 @@ from __future__ import annotations
 import enum
 from collections import Counter
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
-from gpudoctor.facts.amd_model import AmdGpu
-from gpudoctor.facts.apple_model import AppleGpu
-from gpudoctor.facts.intel_model import IntelGpu
 from gpudoctor.facts.model import GpuInfo, PciDevice
-from gpudoctor.facts.tpu_model import TpuChip
+
+if TYPE_CHECKING:
+    # The vendors' detail types, for annotations only: a machine without them never imports their models.
+    from gpudoctor.facts.amd_model import AmdGpu
+    from gpudoctor.facts.apple_model import AppleGpu
+    from gpudoctor.facts.intel_model import IntelGpu
+    from gpudoctor.facts.tpu_model import TpuChip
 
 
 class Vendor(str, enum.Enum):

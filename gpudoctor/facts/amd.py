@@ -8,6 +8,7 @@ A GPU only the bus shows (no driver, or one the tools do not list) keeps ``sourc
 
 from __future__ import annotations
 
+import importlib
 import re
 from dataclasses import fields, replace
 from typing import TYPE_CHECKING, Callable
@@ -15,12 +16,7 @@ from typing import TYPE_CHECKING, Callable
 from gpudoctor.evidence.keys import EvidenceKey as Ev
 from gpudoctor.facts.accelerators import Accelerator, Vendor
 from gpudoctor.facts.amd_model import AmdDriver, AmdFacts, AmdGpu, AmdToolReport, KfdTopology, RocmInstall
-from gpudoctor.facts.amd_smi import kernel_release_of, parse_amd_smi
-from gpudoctor.facts.kfd_topology import parse_kfd_topology
 from gpudoctor.facts.pci_accelerators import functions_of
-from gpudoctor.facts.rocm_install import parse_rocm_install
-from gpudoctor.facts.rocm_smi import parse_rocm_smi
-from gpudoctor.facts.rocminfo import parse_rocminfo
 from gpudoctor.facts.sources_state import Missing, Why
 
 if TYPE_CHECKING:
@@ -34,11 +30,13 @@ if TYPE_CHECKING:
 INTEGRATED_DEVICE_IDS = frozenset({"1681", "1900", "164e", "13c0", "1586"})
 
 # Tools in the order their word counts: amd-smi first (AMD's current tool), rocm-smi, rocminfo.
-_TOOLS: tuple[tuple[str, Ev, Callable[[str | None], AmdToolReport]], ...] = (
-    ("amd-smi", Ev.AMD_SMI, parse_amd_smi),
-    ("amd-smi", Ev.AMD_SMI_LIST, parse_amd_smi),
-    ("rocm-smi", Ev.ROCM_SMI, parse_rocm_smi),
-    ("rocminfo", Ev.ROCMINFO, parse_rocminfo),
+# (tool, its evidence, the module that parses it): a parser is imported only when its tool said something, so a
+# machine without AMD GPUs loads none of them.
+_TOOLS: tuple[tuple[str, Ev, str, str], ...] = (
+    ("amd-smi", Ev.AMD_SMI, "gpudoctor.facts.amd_smi", "parse_amd_smi"),
+    ("amd-smi", Ev.AMD_SMI_LIST, "gpudoctor.facts.amd_smi", "parse_amd_smi"),
+    ("rocm-smi", Ev.ROCM_SMI, "gpudoctor.facts.rocm_smi", "parse_rocm_smi"),
+    ("rocminfo", Ev.ROCMINFO, "gpudoctor.facts.rocminfo", "parse_rocminfo"),
 )
 _KERNEL_RELEASE = re.compile(r"^\d+\.\d+\.\d+-\S+$")  # "5.15.0-164-generic", "7.0.14-17-pve"; dkms: "6.3.6"
 
@@ -131,7 +129,12 @@ def _keyed_apart(a: AmdGpu, b: AmdGpu) -> bool:
 
 
 def _kfd(facts: Facts) -> KfdTopology | None:
-    return parse_kfd_topology(facts.evidence.json(Ev.KFD_TOPOLOGY.value))
+    data = facts.evidence.json(Ev.KFD_TOPOLOGY.value)
+    if not isinstance(data, dict) or not data.get("nodes"):
+        return None
+    from gpudoctor.facts.kfd_topology import parse_kfd_topology
+
+    return parse_kfd_topology(data)
 
 
 def _kfd_gpus(topology: KfdTopology | None) -> tuple[AmdGpu, ...]:
@@ -170,7 +173,15 @@ def _pci_gpus(facts: Facts) -> tuple[AmdGpu, ...]:
 
 
 def _reports(facts: Facts) -> list[tuple[str, Ev, AmdToolReport]]:
-    return [(tool, key, parse(facts.evidence.output(key.value))) for tool, key, parse in _TOOLS]
+    reports = []
+    for tool, key, module, function in _TOOLS:
+        text = facts.evidence.output(key.value)
+        report = AmdToolReport()
+        if text and text.strip():
+            parse: Callable[[str | None], AmdToolReport] = getattr(importlib.import_module(module), function)
+            report = parse(text)
+        reports.append((tool, key, report))
+    return reports
 
 
 def _tool_states(
@@ -198,9 +209,15 @@ def _tool_states(
     )
 
 
+def _kernel_release_of(version: str) -> str | None:
+    from gpudoctor.facts.amd_smi import kernel_release_of
+
+    return kernel_release_of(version)
+
+
 def looks_like_kernel_release(version: str | None) -> bool:
     """An inbox amdgpu reports the kernel's release ("6.8.0-45-generic"); amdgpu-dkms its own ("6.3.6")."""
-    return bool(version and (_KERNEL_RELEASE.match(version) or kernel_release_of(version)))
+    return bool(version and (_KERNEL_RELEASE.match(version) or _kernel_release_of(version)))
 
 
 def _driver(facts: Facts, reports: list[tuple[str, Ev, AmdToolReport]], gpus: list[AmdGpu]) -> AmdDriver:
@@ -223,7 +240,7 @@ def _driver(facts: Facts, reports: list[tuple[str, Ev, AmdToolReport]], gpus: li
     version = next((v for v in stated if v), None)
     inbox: bool | None = None
     if version:
-        release = kernel_release_of(version)
+        release = _kernel_release_of(version)
         inbox = looks_like_kernel_release(version) or (amd_smi.kernel_release == version)
         version = release or version
     nodes = facts.accel_nodes
@@ -238,6 +255,8 @@ def _driver(facts: Facts, reports: list[tuple[str, Ev, AmdToolReport]], gpus: li
 def _rocm_install(facts: Facts, reports: list[tuple[str, Ev, AmdToolReport]]) -> RocmInstall:
     """``/opt/rocm*`` as the install scan read it (its own parser, where this tree has it), else a tool's word."""
     unread = facts.missing(Ev.ROCM_INSTALL)  # not collected, failed or absent: the evidence layer's verdict
+    from gpudoctor.facts.rocm_install import parse_rocm_install
+
     parsed = parse_rocm_install(facts.evidence.json(Ev.ROCM_INSTALL.value))
     install = parsed if parsed.version or unread is None else replace(parsed, missing=unread)
     if install.version:

@@ -22,10 +22,10 @@ from gpudoctor.facts.intel_model import IntelFacts, IntelGpu, SyclDevice
 from gpudoctor.facts.pci_accelerators import functions_of
 from gpudoctor.facts.pci_address import normalize_bus_id
 from gpudoctor.facts.sycl_ls import level_zero_gpus, opencl_gpus, parse_sycl_ls
-from gpudoctor.facts.xpu_smi import XpuSmiDevice, parse_xpu_smi
 
 if TYPE_CHECKING:
     from gpudoctor.facts.facts import Facts
+    from gpudoctor.facts.xpu_smi import XpuSmiDevice
 
 INTEL_DRIVERS = ("xe", "i915")
 # The product lines PyTorch's XPU support names (accelerators.md §2): discrete Arc A/B, Flex, Data Center GPU Max.
@@ -183,6 +183,8 @@ def intel_facts(facts: Facts) -> IntelFacts:
     gpus: list[IntelGpu] = []
     smi_text = facts.evidence.output(Ev.XPU_SMI.value)
     if smi_text:
+        from gpudoctor.facts.xpu_smi import parse_xpu_smi  # only where xpu-smi said something
+
         report = parse_xpu_smi(smi_text)
         gpus = [_from_xpu_smi(d) for d in report.devices]
         if report.error and not report.devices:

@@ -14,7 +14,6 @@ from typing import TYPE_CHECKING
 
 from gpudoctor.evidence.keys import EvidenceKey as Ev
 from gpudoctor.facts.accelerators import Accelerator, Vendor
-from gpudoctor.facts.jax_devices import JaxDeviceListing, parse_jax_devices
 from gpudoctor.facts.json_values import json_dict, json_int, json_list
 from gpudoctor.facts.pci_accelerators import functions_of
 from gpudoctor.facts.tpu_model import TpuChip, TpuDevice, TpuFacts
@@ -22,6 +21,7 @@ from gpudoctor.kb.accelerator_pci import tpu_generation
 
 if TYPE_CHECKING:
     from gpudoctor.facts.facts import Facts
+    from gpudoctor.facts.jax_devices import JaxDeviceListing
 
 _ACCEL = re.compile(r"^/dev/accel(\d{1,4})$")
 _VFIO = re.compile(r"^/dev/vfio/(\d{1,5})$")
@@ -74,6 +74,10 @@ def _chips(facts: Facts, accel: tuple[str, ...]) -> tuple[TpuChip, ...]:
 def _listing(texts: list[str]) -> JaxDeviceListing | None:
     listing = None
     for text in texts:
+        if not any(word in text for word in ("Device", "TpuDe", "CpuDe", "GpuDe")):  # a listing, even terminal-wrapped
+            continue
+        from gpudoctor.facts.jax_devices import parse_jax_devices  # only for texts that may list devices
+
         found = parse_jax_devices(text)
         if found is not None:
             listing = found

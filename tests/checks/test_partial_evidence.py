@@ -287,8 +287,11 @@ def test_cuda_visible_devices_without_a_gpu_list_is_not_ok():
 
 
 def _core_cause_ids() -> set[str]:
-    data = json.loads((REPO / "gpudoctor" / "kb" / "data" / "causes" / "core.json").read_text(encoding="utf-8"))
-    return {entry["id"] for entry in data["causes"]}
+    """Every cause of the catalogue: core.json and the vendors' own files (rocm.json, apple.json, ...)."""
+    ids: set[str] = set()
+    for path in sorted((REPO / "gpudoctor" / "kb" / "data" / "causes").glob("*.json")):
+        ids |= {entry["id"] for entry in json.loads(path.read_text(encoding="utf-8"))["causes"]}
+    return ids
 
 
 def _named_causes(source: str) -> set[str]:
@@ -322,7 +325,7 @@ def _named_causes(source: str) -> set[str]:
     return names
 
 
-def test_every_cause_the_checks_name_is_in_the_core_causes_table():
+def test_every_cause_the_checks_name_is_in_the_causes_catalogue():
     checks = REPO / "checks"
     owned = [
         p for p in sorted(checks.glob("*.py")) if p.name not in ("signatures.py", "evidence_gaps.py", "_cause_fixes.py")

@@ -161,7 +161,7 @@ def test_kfd_nodes_fill_in_and_join_on_the_bus_synthetic(monkeypatch: pytest.Mon
             ),
         )
     )
-    monkeypatch.setattr(amd, "parse_kfd_topology", lambda data: topology)
+    monkeypatch.setattr(amd, "_kfd", lambda facts: topology)
     facts = facts_of(command("rocm-smi.txt", MI300X_A))
     found = amd_facts(facts)
     first = found.gpus[0]
