@@ -62,7 +62,7 @@ def _rosetta_finding(facts: Facts, mac: MacPlatform, what: str, evidence: tuple[
     )
 
 
-@check("MPS001", area="mps", title="PyTorch's MPS backend built and available")
+@check("MPS001", area="mps", title="PyTorch's MPS backend built and available", vendor="apple")
 def mps_available(facts: Facts, ctx: CheckContext) -> Outcome:
     """What it checks: on a Mac, that the PyTorch of the target Python was built with MPS
     (`torch.backends.mps.is_built()`) and can use it (`torch.backends.mps.is_available()`); when it cannot, which
@@ -223,7 +223,7 @@ def _intel_mac(named: str, data: dict[str, Any], evidence: tuple[str, ...]) -> O
     return ok(f"{named} on an Intel Mac: MPS not available", data, [finding])
 
 
-@check("MPS002", area="mps", title="A native arm64 Python on Apple silicon")
+@check("MPS002", area="mps", title="A native arm64 Python on Apple silicon", vendor="apple")
 def native_python(facts: Facts, ctx: CheckContext) -> Outcome:
     """What it checks: on an Apple-silicon Mac, that the target Python is a native arm64 process, not an x86_64
     one translated by Rosetta (`sysctl.proc_translated`, or an x86_64 Python next to an "Apple M…" chip, as in a
@@ -292,7 +292,7 @@ def _misread_macos(facts: Facts, mac: MacPlatform) -> str | None:
     return None
 
 
-@check("MPS003", area="mps", title="TensorFlow's Metal plug-in on a Mac")
+@check("MPS003", area="mps", title="TensorFlow's Metal plug-in on a Mac", vendor="apple")
 def tensorflow_metal(facts: Facts, ctx: CheckContext) -> Outcome:
     """What it checks: on a Mac with Apple silicon or an AMD GPU, that TensorFlow in the target Python has Apple's
     tensorflow-metal plug-in beside it, and that TensorFlow then lists a GPU.

@@ -8,7 +8,6 @@ from typing import TYPE_CHECKING
 from gpudoctor.api import CheckContext, Finding, Fix, Severity, check, not_applicable, ok
 from gpudoctor.evidence.keys import EvidenceKey as Ev
 from gpudoctor.facts.facts import Facts
-from gpudoctor.kb.intel_xpu import level_zero_packages, torch_xpu_install_command, torch_xpu_native_since
 from gpudoctor.results import Outcome, judged
 from gpudoctor.words import counted
 from gpudoctor_checks._frameworks import pip
@@ -50,10 +49,12 @@ def _driver_fix(gpu: IntelGpu) -> Fix:
 
 
 def _level_zero_fix() -> Fix:
+    from gpudoctor.kb import intel_xpu as xpu_kb
+
     return Fix(
         "Install the Level Zero loader and Intel's Level Zero GPU driver (Ubuntu 24.04 names), then run sycl-ls "
         "again: the GPU must appear as a level_zero:gpu device.",
-        (f"sudo apt-get install -y {' '.join(level_zero_packages())}",),
+        (f"sudo apt-get install -y {' '.join(xpu_kb.level_zero_packages())}",),
         needs_root=True,
         url="https://packages.ubuntu.com/noble/libze-intel-gpu1",
     )
@@ -73,7 +74,7 @@ def _runtime_findings(intel: IntelFacts, discrete: list[IntelGpu]) -> list[Findi
     return [Finding(Severity.WARNING, message, _level_zero_fix(), (Ev.SYCL_LS,), cause="intel-level-zero-missing")]
 
 
-@check("XPU001", area="xpu", title="Intel GPU driver and Level Zero")
+@check("XPU001", area="xpu", title="Intel GPU driver and Level Zero", vendor="intel")
 def intel_driver(facts: Facts, ctx: CheckContext) -> Outcome:
     """What it checks: each discrete Intel GPU (Arc, Flex, Data Center GPU Max) on the PCI bus has the i915 or
     xe kernel driver bound, and `sycl-ls` lists it under Level Zero (`[level_zero:gpu]`, older oneAPI
@@ -126,7 +127,7 @@ def intel_driver(facts: Facts, ctx: CheckContext) -> Outcome:
     return judged(findings, data, f"{counted(len(intel.gpus), 'Intel GPU')}{driver}{zero}")
 
 
-@check("XPU002", area="xpu", title="PyTorch sees the Intel GPU")
+@check("XPU002", area="xpu", title="PyTorch sees the Intel GPU", vendor="intel")
 def torch_sees_intel_gpu(facts: Facts, ctx: CheckContext) -> Outcome:
     """What it checks: on a machine with a discrete Intel GPU, the installed PyTorch is an XPU build
     (`torch.xpu`, built in since PyTorch 2.5, wheels tagged `+xpu`) and `torch.xpu.is_available()` is True.
@@ -156,9 +157,11 @@ def torch_sees_intel_gpu(facts: Facts, ctx: CheckContext) -> Outcome:
         return ok(f"PyTorch {torch.version}: {seen}", data=data)
     xpu_build = torch.xpu_built is True or "+xpu" in torch.version
     if not xpu_build and (torch.xpu_built is False or torch.cuda or torch.hip or "+cpu" in torch.version):
+        from gpudoctor.kb import intel_xpu as xpu_kb
+
         fix = Fix(
-            f"Install PyTorch's XPU build (torch.xpu is built in since PyTorch {torch_xpu_native_since()}).",
-            (torch_xpu_install_command(pip(torch.python)),),
+            f"Install PyTorch's XPU build (torch.xpu is built in since PyTorch {xpu_kb.torch_xpu_native_since()}).",
+            (xpu_kb.torch_xpu_install_command(pip(torch.python)),),
             url="https://pytorch.org/docs/stable/notes/get_start_xpu.html",
         )
         message = f"PyTorch {torch.version} has no XPU support: it cannot use the {names}"

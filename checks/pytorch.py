@@ -107,7 +107,7 @@ def torch_build_matches(facts: Facts, ctx: CheckContext) -> Outcome:
     }
     if torch.cuda:
         return ok(f"{describe_torch(torch)}", data)
-    if facts.apple.platform is not None and not gpus_present(facts):
+    if "apple" in facts.vendors_in_evidence and facts.apple.platform is not None and not gpus_present(facts):
         return not_applicable("macOS: PyTorch has no CUDA builds for macOS (a Mac's GPU is used through MPS)", data)
     others = other_vendors(facts.accelerators)
     if others and not gpus_present(facts):

@@ -106,7 +106,7 @@ def _not_driven(facts: Facts, on_bus: list[AmdGpu]) -> Outcome:
     return not_applicable(f"{what}; whether amdgpu drives them is not known (`lsmod | grep amdgpu` says)", data)
 
 
-@check("ROCM001", area="rocm", title="AMD GPUs seen by the amdgpu driver")
+@check("ROCM001", area="rocm", title="AMD GPUs seen by the amdgpu driver", vendor="amd")
 def amd_gpus_seen(facts: Facts, ctx: CheckContext) -> Outcome:
     """What it checks: that every AMD GPU on the PCI bus (vendor 0x1002, display or accelerator class) is
     driven by the amdgpu kernel driver and listed by the ROCm tools (amd-smi, rocm-smi, rocminfo) or the KFD
@@ -190,7 +190,7 @@ def _rocm_findings(facts: Facts) -> list[Finding]:
     return findings
 
 
-@check("ROCM002", area="rocm", title="ROCm installed")
+@check("ROCM002", area="rocm", title="ROCm installed", vendor="amd")
 def rocm_installed(facts: Facts, ctx: CheckContext) -> Outcome:
     """What it checks: the ROCm user space found on the machine (/opt/rocm*/.info/version, package metadata,
     or the version a tool prints), several ROCm versions side by side, which AMD tools (amd-smi, rocm-smi,
@@ -250,7 +250,7 @@ def _hip_indices(gpus: list[AmdGpu], keep: list[AmdGpu]) -> str | None:
     return ",".join(str(order.index(g.kfd_node)) for g in keep if g.kfd_node is not None)
 
 
-@check("ROCM003", area="rocm", title="No integrated AMD GPU beside the discrete one")
+@check("ROCM003", area="rocm", title="No integrated AMD GPU beside the discrete one", vendor="amd")
 def integrated_beside_discrete(facts: Facts, ctx: CheckContext) -> Outcome:
     """What it checks: whether an integrated AMD GPU (the Radeon graphics of a Ryzen APU, rocminfo's
     "Memory Properties: APU") is enumerated next to a discrete AMD GPU.

@@ -146,7 +146,7 @@ def _denied(facts: Facts, nodes: AccelNodes) -> Finding | None:
     return Finding(Severity.PROBLEM, message, fix, (Ev.ACCEL_DEVICE_NODES,))
 
 
-@check("ROCM010", area="rocm", title="/dev/kfd and render nodes usable")
+@check("ROCM010", area="rocm", title="/dev/kfd and render nodes usable", vendor="amd")
 def kfd_access(facts: Facts, ctx: CheckContext) -> Outcome:
     """What it checks: /dev/kfd exists and this user may open it read-write, and there is at least one
     /dev/dri/renderD* node per AMD GPU, also usable.
@@ -205,7 +205,7 @@ def _entries(value: str) -> list[str]:
     return [entry.strip() for entry in value.split(",")] if value.strip() else []
 
 
-@check("ROCM011", area="rocm", title="GPU visibility variables")
+@check("ROCM011", area="rocm", title="GPU visibility variables", vendor="amd")
 def visible_devices(facts: Facts, ctx: CheckContext) -> Outcome:
     """What it checks: ROCR_VISIBLE_DEVICES, HIP_VISIBLE_DEVICES and (on a machine without NVIDIA GPUs)
     CUDA_VISIBLE_DEVICES do not hide every AMD GPU or name a GPU index that does not exist.

@@ -146,7 +146,7 @@ def _missing_target_finding(torch: TorchFacts, gpu: AmdTarget, built: frozenset[
     return Finding(Severity.PROBLEM, message, fix, (Ev.FRAMEWORK_TORCH,), cause="rocm-gfx-not-in-build")
 
 
-@check("ROCM020", area="rocm", title="PyTorch build fits the AMD GPUs")
+@check("ROCM020", area="rocm", title="PyTorch build fits the AMD GPUs", vendor="amd")
 def torch_build_fits_amd(facts: Facts, ctx: CheckContext) -> Outcome:
     """What it checks: on a machine whose GPUs are AMD, that the installed PyTorch is a ROCm build
     (`torch.version.hip` set) and that it carries code for each GPU's gfx target (gfx90a, gfx1100 ...), read
@@ -213,7 +213,7 @@ def torch_build_fits_amd(facts: Facts, ctx: CheckContext) -> Outcome:
     return ok(f"ROCm build (HIP {torch.hip}) carries code for {_names(with_target)} ({where})", data)
 
 
-@check("ROCM021", area="rocm", title="HSA_OVERRIDE_GFX_VERSION")
+@check("ROCM021", area="rocm", title="HSA_OVERRIDE_GFX_VERSION", vendor="amd")
 def gfx_override(facts: Facts, ctx: CheckContext) -> Outcome:
     """What it checks: whether `HSA_OVERRIDE_GFX_VERSION` is set, which gfx target it makes ROCm present
     (10.3.0 -> gfx1030) next to each GPU's real target, and whether that crosses GPU families.
@@ -285,7 +285,7 @@ def gfx_override(facts: Facts, ctx: CheckContext) -> Outcome:
     return Outcome(summary, findings, data)
 
 
-@check("ROCM022", area="rocm", title="TensorFlow build fits the AMD GPUs")
+@check("ROCM022", area="rocm", title="TensorFlow build fits the AMD GPUs", vendor="amd")
 def tensorflow_on_amd(facts: Facts, ctx: CheckContext) -> Outcome:
     """What it checks: on a machine whose GPUs are AMD, that the installed TensorFlow is a ROCm build
     (`tf.sysconfig.get_build_info()["is_rocm_build"]`, or the `tensorflow-rocm` distribution).
@@ -332,7 +332,7 @@ def tensorflow_on_amd(facts: Facts, ctx: CheckContext) -> Outcome:
 _STATUS_SEVERITY = {"deprecated": Severity.WARNING, "unsupported": Severity.WARNING, "not listed": Severity.WARNING}
 
 
-@check("ROCM023", area="rocm", title="AMD GPU supported by this ROCm release")
+@check("ROCM023", area="rocm", title="AMD GPU supported by this ROCm release", vendor="amd")
 def gpu_supported_by_rocm(facts: Facts, ctx: CheckContext) -> Outcome:
     """What it checks: each AMD GPU's gfx target against the supported-GPU list of the installed ROCm release
     (or the ROCm the PyTorch build was made with), where gpudoctor's knowledge base has that release's list

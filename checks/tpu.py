@@ -8,7 +8,6 @@ from typing import TYPE_CHECKING
 from gpudoctor.api import CheckContext, Finding, Fix, Severity, check, not_applicable, ok
 from gpudoctor.evidence.keys import EvidenceKey as Ev
 from gpudoctor.facts.facts import Facts
-from gpudoctor.facts.tpu import chips_seen_by_jax, tpu_evidence
 from gpudoctor.results import Outcome, judged
 from gpudoctor.words import counted
 from gpudoctor_checks._frameworks import pip
@@ -64,7 +63,7 @@ def _chips_words(tpu: TpuFacts) -> str:
     return f"{counted(len(tpu.chips), 'TPU chip')}{kind}"
 
 
-@check("TPU001", area="tpu", title="JAX sees the TPU chips")
+@check("TPU001", area="tpu", title="JAX sees the TPU chips", vendor="google")
 def jax_sees_tpu(facts: Facts, ctx: CheckContext) -> Outcome:
     """What it checks: the TPU chips on the PCI bus (Google's vendor id 1ae0 with a TPU device id) or their
     device nodes (`/dev/accelN` on v2-v4, `/dev/vfio/N` on v5e and later), against what JAX lists
@@ -78,6 +77,8 @@ def jax_sees_tpu(facts: Facts, ctx: CheckContext) -> Outcome:
     shows its chips unbound: recreate it with the generation's own image.
     """
     tpu = facts.tpu
+    from gpudoctor.facts.tpu import tpu_evidence
+
     if not tpu_evidence(tpu):
         return not_applicable(_NO_TPU)
     data: dict[str, object] = {
@@ -86,6 +87,8 @@ def jax_sees_tpu(facts: Facts, ctx: CheckContext) -> Outcome:
         "jax_tpu_devices": len(tpu.devices or ()),
     }
     if tpu.devices:
+        from gpudoctor.facts.tpu import chips_seen_by_jax
+
         spans = chips_seen_by_jax(tpu.devices)
         hosts = len({d.process_index for d in tpu.devices if d.process_index is not None})
         across = f" on {counted(hosts, 'host')}" if hosts > 1 else ""
@@ -113,7 +116,7 @@ def jax_sees_tpu(facts: Facts, ctx: CheckContext) -> Outcome:
     return not_applicable("no TPU chip on the bus and no jax.devices() listing", data)
 
 
-@check("TPU002", area="tpu", title="libtpu installed")
+@check("TPU002", area="tpu", title="libtpu installed", vendor="google")
 def libtpu_installed(facts: Facts, ctx: CheckContext) -> Outcome:
     """What it checks: on a TPU machine, the Python that runs JAX has the `libtpu` wheel (formerly
     `libtpu-nightly`), the TPU runtime JAX loads.
@@ -126,6 +129,8 @@ def libtpu_installed(facts: Facts, ctx: CheckContext) -> Outcome:
     install `torch_xla[tpu]` instead.
     """
     tpu = facts.tpu
+    from gpudoctor.facts.tpu import tpu_evidence
+
     if not tpu_evidence(tpu):
         return not_applicable(_NO_TPU)
     status = facts.jax.run.status
@@ -153,7 +158,7 @@ def _lock_words(tpu: TpuFacts) -> str:
     return f"{tpu.lockfile} ({counted(minutes, 'minute')} old{owner})"
 
 
-@check("TPU003", area="tpu", title="TPU free for this process")
+@check("TPU003", area="tpu", title="TPU free for this process", vendor="google")
 def tpu_not_held(facts: Facts, ctx: CheckContext) -> Outcome:
     """What it checks: whether another process holds the TPU: "The TPU is already in use by process with pid
     N" or "libtpu.so already in use by another process" in a log, `Couldn't open device: /dev/accel0
@@ -168,6 +173,8 @@ def tpu_not_held(facts: Facts, ctx: CheckContext) -> Outcome:
     it, delete the stale lock file: `sudo rm /tmp/libtpu_lockfile`.
     """
     tpu = facts.tpu
+    from gpudoctor.facts.tpu import tpu_evidence
+
     if not tpu_evidence(tpu):
         return not_applicable(_NO_TPU)
     data = {

@@ -106,19 +106,27 @@ class CheckSpec:
     title: str
     func: CheckFunction
     module: str
+    # A vendor plugin's check ("amd", "intel", "apple", "google") runs only where the evidence names that vendor
+    # (gpudoctor.facts.vendor_presence); elsewhere it is not applicable, and the vendor's model is never loaded.
+    vendor: str | None = None
 
     @property
     def doc(self) -> str:
         return inspect.cleandoc(self.func.__doc__ or "")
 
 
-def check(code: str, *, area: str, title: str) -> Callable[[Callable[..., Outcome]], CheckSpec]:
-    """Declare a check.  The decorated name becomes a :class:`CheckSpec` the registry finds."""
+def check(
+    code: str, *, area: str, title: str, vendor: str | None = None
+) -> Callable[[Callable[..., Outcome]], CheckSpec]:
+    """Declare a check.  The decorated name becomes a :class:`CheckSpec` the registry finds.
+
+    ``vendor`` ("amd", "intel", "apple", "google"): the check judges that vendor's accelerators, and is not
+    applicable where nothing in the evidence names the vendor."""
     if not CODE_PATTERN.match(code):
         raise ValueError(f"check code {code!r} must look like ABC123 (letters, then three digits)")
 
     def decorate(func: Callable[..., Outcome]) -> CheckSpec:
-        return CheckSpec(code=code, area=area, title=title, func=func, module=func.__module__)
+        return CheckSpec(code=code, area=area, title=title, func=func, module=func.__module__, vendor=vendor)
 
     return decorate
 

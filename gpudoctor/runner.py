@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING
 
 from gpudoctor.api import CheckContext, CheckSpec
 from gpudoctor.registry import Registry, matches
-from gpudoctor.results import CheckResult, Finding, Outcome, Status
+from gpudoctor.results import CheckResult, Finding, Outcome, Status, not_applicable
 
 if TYPE_CHECKING:
     from gpudoctor.facts.facts import Facts
@@ -28,10 +28,26 @@ def selected_checks(registry: Registry, select: list[str] | None, ignore: list[s
     return checks
 
 
+# What a vendor's check says where nothing in the evidence names the vendor.
+_NO_VENDOR = {
+    "amd": "nothing in the evidence names an AMD GPU or ROCm",
+    "intel": "nothing in the evidence names an Intel GPU",
+    "apple": "nothing says this is a Mac",
+    "google": "nothing in the evidence names a TPU",
+}
+
+
+def _vendor_absent(spec: CheckSpec, facts: Facts) -> Outcome | None:
+    if spec.vendor is None or spec.vendor in facts.vendors_in_evidence:
+        return None
+    return not_applicable(_NO_VENDOR.get(spec.vendor, f"nothing in the evidence names {spec.vendor}"))
+
+
 def run_check(spec: CheckSpec, facts: Facts, ctx: CheckContext) -> CheckResult:
     started = time.perf_counter()
     try:
-        outcome: object = spec.func(facts, ctx)
+        absent = _vendor_absent(spec, facts)
+        outcome: object = absent if absent is not None else spec.func(facts, ctx)
         if not isinstance(outcome, Outcome):  # a plugin's bug: its annotations are not checked at run time
             raise TypeError(f"check {spec.code} returned {type(outcome).__name__}, not an Outcome")
     except Exception as exc:  # noqa: BLE001 - one broken check must not hide the others

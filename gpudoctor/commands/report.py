@@ -64,12 +64,13 @@ def _other_accelerators(facts: Facts) -> list[AcceleratorRecord]:
 def _accelerator_stacks(facts: Facts) -> dict[str, str]:
     """The other vendors' software stacks by version, where one is there to name: ROCm, macOS, libtpu."""
     stacks: dict[str, str] = {}
-    if facts.amd.rocm.version and (facts.amd.present or facts.amd.driver.loaded):
+    named = facts.vendors_in_evidence
+    if "amd" in named and facts.amd.rocm.version and (facts.amd.present or facts.amd.driver.loaded):
         stacks["rocm"] = facts.amd.rocm.version
-    apple = facts.apple.platform
-    if facts.apple.present and apple is not None and apple.macos_version:
+    apple = facts.apple.platform if "apple" in named else None
+    if apple is not None and facts.apple.present and apple.macos_version:
         stacks["macos"] = apple.macos_version
-    if facts.tpu.present and facts.tpu.libtpu_version:
+    if "google" in named and facts.tpu.present and facts.tpu.libtpu_version:
         stacks["libtpu"] = facts.tpu.libtpu_version
     return stacks
 

@@ -13,6 +13,9 @@ from dataclasses import dataclass, field
 
 from gpudoctor.evidence.bounded_read import json_too_deep
 
+# The kind of an item cut out of a paste (one tool's output found in a pasted text): its one home.
+PASTE_SECTION_KIND = "paste-section"
+
 
 @dataclass
 class EvidenceItem:

@@ -18,10 +18,10 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from gpudoctor.evidence.keys import EvidenceKey as Ev
+from gpudoctor.evidence.model import PASTE_SECTION_KIND as PASTE_SECTION_KIND
 from gpudoctor.evidence.sniff import COLLECT_ENV_BANNER, TENSORFLOW_LOG_MARKER
 
 # The kind of an evidence item cut out of a paste: the whole paste is scanned for errors, its sections not again.
-PASTE_SECTION_KIND = "paste-section"
 # Kinds with no evidence file of their own: they only end the section before them.
 TRACEBACK = "traceback"
 PACKAGES = "packages"

@@ -16,9 +16,6 @@ The sysctl names read (Apple, "About the Rosetta translation environment"):
 
 from __future__ import annotations
 
-import ctypes
-import ctypes.util
-import platform
 import sys
 from typing import Callable
 
@@ -36,6 +33,8 @@ def scan_macos(root: str = "/") -> dict[str, object]:
 
     ``root`` is accepted for the scans' common signature; nothing here reads files under it. Never raises.
     """
+    import platform  # here, not at the top: every run imports this module, only a Mac's scan needs these
+
     record: dict[str, object] = {"platform": sys.platform, "is_macos": sys.platform == "darwin"}
     try:
         record["machine"] = platform.machine() or None
@@ -59,6 +58,9 @@ def scan_macos(root: str = "/") -> dict[str, object]:
 
 def _sysctlbyname() -> Callable[..., int] | None:
     """libc's sysctlbyname, or None where there is none (not a Mac, no libc found)."""
+    import ctypes
+    import ctypes.util
+
     try:
         path = ctypes.util.find_library("c")
         if not path:
@@ -78,6 +80,8 @@ def _sysctlbyname() -> Callable[..., int] | None:
 
 
 def _int_value(sysctl: Callable[..., int], name: str) -> int | None:
+    import ctypes
+
     value = ctypes.c_int(0)
     size = ctypes.c_size_t(ctypes.sizeof(value))
     try:
@@ -88,6 +92,8 @@ def _int_value(sysctl: Callable[..., int], name: str) -> int | None:
 
 
 def _text_value(sysctl: Callable[..., int], name: str) -> str | None:
+    import ctypes
+
     buffer = ctypes.create_string_buffer(_TEXT_LIMIT)
     size = ctypes.c_size_t(_TEXT_LIMIT)
     try:

@@ -100,26 +100,6 @@ def nvidia_accelerators(gpus: list[GpuInfo], pci_gpus: list[PciDevice]) -> tuple
     return seen + on_bus_only
 
 
-def bus_only(vendor: Vendor, functions: list[PciDevice], known_bus_ids: set[str]) -> tuple[Accelerator, ...]:
-    """The ``functions`` of ``vendor`` on the bus that no tool of that vendor reported."""
-    known = {b.lower() for b in known_bus_ids}
-    return tuple(
-        Accelerator(
-            vendor=vendor,
-            index=None,
-            name=device.description,
-            bus_id=device.address,
-            memory_total_mib=None,
-            architecture=None,
-            driver_sees=False,
-            source="pci",
-        )
-        for device in functions
-        if device.address.lower() not in known
-        and PCI_VENDOR_IDS.get((device.vendor_id or "").lower().removeprefix("0x")) is vendor
-    )
-
-
 def other_vendors(accelerators: tuple[Accelerator, ...]) -> tuple[Accelerator, ...]:
     """The accelerators that are not NVIDIA's (their own vendor's checks judge them)."""
     return tuple(a for a in accelerators if a.vendor is not Vendor.NVIDIA)

@@ -37,14 +37,17 @@ The probe JSON contract (``probe_version`` 1), shared by every probe::
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 from gpudoctor.facts.sources_state import Missing
-from gpudoctor.facts.tpu_model import TpuDevice
 
 # The protocol's constants have their one home in gpudoctor.probes.protocol; named here for this model's readers.
 from gpudoctor.probes.protocol import FRAMEWORKS as FRAMEWORKS
 from gpudoctor.probes.protocol import PROBE_VERSION as PROBE_VERSION
 from gpudoctor.probes.protocol import probe_file_name as probe_file_name
+
+if TYPE_CHECKING:
+    from gpudoctor.facts.tpu_model import TpuDevice  # a TPU's detail, imported where a TPU is seen
 
 
 @dataclass(frozen=True)

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import replace
+from typing import TYPE_CHECKING
 
 from gpudoctor.evidence.model import EvidenceItem
 from gpudoctor.facts.collect_env import parse_unsupported_gpu_warning
@@ -46,7 +47,9 @@ from gpudoctor.facts.framework_record import parse_python_target as parse_python
 from gpudoctor.facts.framework_record import probe_run as probe_run
 from gpudoctor.facts.json_values import json_dict, json_int
 from gpudoctor.facts.tensorflow_log import parse_tensorflow_log
-from gpudoctor.facts.tpu_model import TpuDevice
+
+if TYPE_CHECKING:
+    from gpudoctor.facts.tpu_model import TpuDevice
 
 _JAX_CPU_FALLBACK = ("CUDA-enabled jaxlib is not installed", "An NVIDIA GPU may be present on this machine")
 _JAX_BACKEND_ERROR = re.compile(r"Unable to initialize backend '(?:cuda|gpu|rocm)'", re.IGNORECASE)
@@ -236,10 +239,13 @@ def parse_jax_probe(item: EvidenceItem | None) -> JaxFacts:
 
 def _tpu_devices(records: list[object]) -> tuple[TpuDevice, ...]:
     """The TPU entries of the probe's device list, with their host, chip coordinates and core."""
+    tpus = [r for r in records if isinstance(r, dict) and _str(r.get("platform")) == "tpu"]
+    if not tpus:
+        return ()
+    from gpudoctor.facts.tpu_model import TpuDevice  # only where JAX listed a TPU
+
     devices: list[TpuDevice] = []
-    for record in records:
-        if not isinstance(record, dict) or _str(record.get("platform")) != "tpu":
-            continue
+    for record in tpus:
         device_id = json_int(record.get("id"))
         if device_id is None:
             continue

@@ -18,12 +18,11 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 
 from gpudoctor.evidence.keys import EvidenceKey
-from gpudoctor.evidence.model import Evidence, EvidenceItem
+from gpudoctor.evidence.model import PASTE_SECTION_KIND, Evidence, EvidenceItem
 from gpudoctor.facts.text_search import LONG_TEXT, windowed_finditer
 from gpudoctor.kb.signatures import Signature, all_signatures
 
 # Section files cut out of a paste are also scanned as the whole paste: once is enough.
-PASTE_SECTION_KIND = "paste-section"
 _MAX_QUOTE = 400
 _MAX_MATCHES_PER_SIGNATURE = 50
 _MAX_JSON_STRINGS = 2000

@@ -12,7 +12,6 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from gpudoctor.evidence.keys import EvidenceKey
-from gpudoctor.facts.amd_model import KfdTopology
 from gpudoctor.facts.json_values import json_dict
 from gpudoctor.facts.model import GpuInfo, PciDevice
 from gpudoctor.facts.nvml_topology import NvmlTopology, cpu_list, nvml_topology
@@ -27,10 +26,11 @@ from gpudoctor.facts.topology_model import (
     TopoMatrix,
     nvlink_count,
 )
-from gpudoctor.facts.topology_xgmi import amd_topology
 
 if TYPE_CHECKING:
+    from gpudoctor.facts.amd_model import KfdTopology
     from gpudoctor.facts.facts import Facts
+    from gpudoctor.facts.topology_model import AmdTopoGpu, XgmiLink
 
 PCI_NEAR = ("PIX", "PXB")
 
@@ -142,9 +142,12 @@ class TopologySources:
 
 def _amd_sources(facts: Facts) -> tuple[KfdTopology | None, dict[str, str]]:
     """The KFD topology and the AMD tools' GPU names; nothing asked of the AMD facts on a machine without KFD."""
+    data = facts.evidence.json(EvidenceKey.KFD_TOPOLOGY.value)
+    if not (isinstance(data, dict) and data.get("nodes")):
+        return None, {}  # no KFD topology: the AMD parsers are not even loaded
     from gpudoctor.facts.kfd_topology import parse_kfd_topology, physical_bus
 
-    kfd = parse_kfd_topology(facts.evidence.json(EvidenceKey.KFD_TOPOLOGY.value))
+    kfd = parse_kfd_topology(data)
     if kfd is None or not kfd.gpu_nodes:
         return None, {}
     try:
@@ -153,6 +156,14 @@ def _amd_sources(facts: Facts) -> tuple[KfdTopology | None, dict[str, str]]:
         gpus = ()
     names = {physical_bus(gpu.bus_id) or "": gpu.name for gpu in gpus if gpu.bus_id and gpu.name}
     return kfd, names
+
+
+def _amd_topology(given: TopologySources) -> tuple[tuple[AmdTopoGpu, ...], tuple[XgmiLink, ...]]:
+    if given.kfd is None:
+        return (), ()
+    from gpudoctor.facts.topology_xgmi import amd_topology  # only a machine with a KFD topology needs it
+
+    return amd_topology(given.kfd, given.amd_names)
 
 
 def topology_sources(facts: Facts) -> TopologySources:
@@ -289,7 +300,7 @@ def merge_topology(given: TopologySources) -> MachineTopology:
             and all(isinstance(c, int) and not isinstance(c, bool) for c in allowed)
         ):
             process_cpus = cpu_list(allowed)
-    amd_gpus, xgmi_links = amd_topology(given.kfd, given.amd_names)
+    amd_gpus, xgmi_links = _amd_topology(given)
     return MachineTopology(
         gpus=gpus,
         pairs=pairs,

@@ -38,6 +38,14 @@ class VendorFacts:
         return accelerator_functions(self.evidence.json(Ev.PCI_DEVICES.value), self.evidence.text(Ev.LSPCI.value))
 
     @cached_property
+    def vendors_in_evidence(self) -> frozenset[str]:
+        """The vendors other than NVIDIA ("amd", "intel", "apple", "google") anything in the evidence names: only
+        theirs are parsed, and only their checks run (``check(vendor=...)``)."""
+        from gpudoctor.facts.vendor_presence import vendors_in_evidence
+
+        return vendors_in_evidence(self._facts())
+
+    @cached_property
     def accel_nodes(self) -> AccelNodes:
         """/dev/kfd, /dev/dri/renderD*, /dev/accel*, /dev/vfio/* and this user's groups."""
         from gpudoctor.facts.accel_nodes import parse_accel_nodes
@@ -70,18 +78,27 @@ class VendorFacts:
 
     @cached_property
     def accelerators(self) -> tuple[Accelerator, ...]:
-        """Every accelerator of every vendor: NVIDIA's first, then AMD, Intel, Apple and Google TPUs."""
+        """Every vendor's accelerators: NVIDIA's first, then AMD, Intel, Apple and Google TPUs (each vendor only
+        where the evidence names it, so a machine without one never loads its parsers)."""
         from gpudoctor.facts.accelerators import nvidia_accelerators
-        from gpudoctor.facts.amd import amd_accelerators
-        from gpudoctor.facts.apple import apple_accelerators
-        from gpudoctor.facts.intel import intel_accelerators
-        from gpudoctor.facts.tpu import tpu_accelerators
 
         facts = self._facts()
-        return (
-            nvidia_accelerators(facts.gpus, facts.pci_gpus)
-            + amd_accelerators(facts)
-            + intel_accelerators(facts)
-            + apple_accelerators(facts)
-            + tpu_accelerators(facts)
-        )
+        found = nvidia_accelerators(facts.gpus, facts.pci_gpus)
+        named = self.vendors_in_evidence
+        if "amd" in named:
+            from gpudoctor.facts.amd import amd_accelerators
+
+            found += amd_accelerators(facts)
+        if "intel" in named:
+            from gpudoctor.facts.intel import intel_accelerators
+
+            found += intel_accelerators(facts)
+        if "apple" in named:
+            from gpudoctor.facts.apple import apple_accelerators
+
+            found += apple_accelerators(facts)
+        if "google" in named:
+            from gpudoctor.facts.tpu import tpu_accelerators
+
+            found += tpu_accelerators(facts)
+        return found

@@ -40,7 +40,7 @@ import string
 
 from gpudoctor.generate.dockerfile_base import choose_base_image
 from gpudoctor.generate.dockerfile_builds import Build, choose_build
-from gpudoctor.generate.dockerfile_fields import WRAP, build_fields, comment_lines, load_template
+from gpudoctor.generate.dockerfile_fields import WRAP, build_fields, comment_lines, load_template, tail_words
 from gpudoctor.generate.dockerfile_preflight import (
     PREFLIGHT_MODES,
     check_preflight_python,
@@ -268,13 +268,7 @@ def _regenerate_command(request: DockerfileRequest) -> str:
         words += ["--flavor", request.flavor]
         if request.os:
             words += ["--os", request.os]
-    if request.python:
-        words += ["--python", request.python]
-    if request.requirements:
-        words += ["--requirements", request.requirements]
-    words += ["--preflight", request.preflight]
-    if request.preflight == "wheel":
-        words += ["-o", "Dockerfile"]  # the wheel is written next to the file
+    words += tail_words(request)
     return " ".join(shlex.quote(word) for word in words)
 
 

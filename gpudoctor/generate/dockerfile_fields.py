@@ -62,3 +62,16 @@ def comment_lines(text: str, first: str, rest: str) -> list[str]:
     return textwrap.wrap(
         text, width=WRAP, initial_indent=first, subsequent_indent=rest, break_long_words=False, break_on_hyphens=False
     ) or [first.rstrip()]
+
+
+def tail_words(request: DockerfileRequest) -> list[str]:
+    """The regenerate command's last options, the same for every image: Python, requirements, preflight."""
+    words: list[str] = []
+    if request.python:
+        words += ["--python", request.python]
+    if request.requirements:
+        words += ["--requirements", request.requirements]
+    words += ["--preflight", request.preflight]
+    if request.preflight == "wheel":
+        words += ["-o", "Dockerfile"]  # the wheel is written next to the file
+    return words

@@ -20,7 +20,7 @@ import shlex
 import string
 
 from gpudoctor.generate.dockerfile_builds import Build
-from gpudoctor.generate.dockerfile_fields import build_fields, comment_lines, load_template
+from gpudoctor.generate.dockerfile_fields import build_fields, comment_lines, load_template, tail_words
 from gpudoctor.generate.dockerfile_preflight import (
     check_preflight_python,
     command_choice,
@@ -224,13 +224,7 @@ def _regenerate(request: DockerfileRequest, host: str | None) -> str:
     words += ["--framework", framework, "--flavor", request.flavor]
     if request.os:
         words += ["--os", request.os]
-    if request.python:
-        words += ["--python", request.python]
-    if request.requirements:
-        words += ["--requirements", request.requirements]
-    words += ["--preflight", request.preflight]
-    if request.preflight == "wheel":
-        words += ["-o", "Dockerfile"]
+    words += tail_words(request)
     return " ".join(shlex.quote(word) for word in words)
 
 

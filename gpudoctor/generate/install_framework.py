@@ -176,3 +176,17 @@ def choose_toolkit(request: InstallScriptRequest) -> tuple[str, str | None, str]
     need = need or kb.wheel_driver_floor(version)
     why = changed or "asked for"
     return version, need, f"{why}; the driver needs >= {need}" if need else why
+
+
+def framework_words(request: InstallScriptRequest) -> list[str]:
+    """The regenerate command's framework, Python and venv options (every install script ends its command so)."""
+    import shlex
+
+    framework = request.framework or "none"
+    version = f"=={request.framework_version}" if request.framework_version and request.framework else ""
+    words = [f"--framework {framework}{version}"]
+    if request.python:
+        words.append(f"--python {request.python}")
+    if request.venv != "~/.venvs/gpu":
+        words.append(f"--venv {shlex.quote(request.venv)}")
+    return words

@@ -16,11 +16,10 @@ steps install that package with ``--no-gpg-checks``.
 
 from __future__ import annotations
 
-import shlex
-
 from gpudoctor.generate import distros as D
 from gpudoctor.generate.inputs import comment_safe
 from gpudoctor.generate.install_fragments import _epel, fragment, shell_quote, shell_words
+from gpudoctor.generate.install_framework import framework_words
 from gpudoctor.generate.model import Choice, GeneratedFile, GenerationRefused, InstallScriptRequest
 from gpudoctor.kb import rocm_install, rocm_wheels
 
@@ -326,15 +325,7 @@ def _regenerate(request: InstallScriptRequest, distro: D.Distro, release: rocm_i
     parts = ["gpudoctor install-script --vendor amd", f"--rocm {release.rocm}", f"--distro {distro.token}"]
     if not request.driver:
         parts.append("--no-driver")
-    framework = request.framework or "none"
-    parts.append(
-        f"--framework {framework}"
-        + (f"=={request.framework_version}" if request.framework_version and request.framework else "")
-    )
-    if request.python:
-        parts.append(f"--python {request.python}")
-    if request.venv != "~/.venvs/gpu":
-        parts.append(f"--venv {shlex.quote(request.venv)}")
+    parts += framework_words(request)
     return " ".join(parts)
 
 

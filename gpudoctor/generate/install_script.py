@@ -14,7 +14,6 @@ when it runs) the driver step installs nothing and says what to do on the host.
 from __future__ import annotations
 
 import re
-import shlex
 
 from gpudoctor.generate import distros as D
 from gpudoctor.generate.inputs import comment_safe, safe_request
@@ -25,7 +24,7 @@ from gpudoctor.generate.install_fragments import (
     fragment,
     shell_quote,
 )
-from gpudoctor.generate.install_framework import choose_framework, choose_toolkit
+from gpudoctor.generate.install_framework import choose_framework, choose_toolkit, framework_words
 from gpudoctor.generate.model import Choice, GeneratedFile, GenerationRefused, InstallScriptRequest
 from gpudoctor.kb import fix_catalogue
 from gpudoctor.kb.driver_branches import driver_needs
@@ -135,15 +134,7 @@ def _regenerate(request: InstallScriptRequest, distro: D.Distro, wsl: bool) -> s
         parts.append("--cudnn")
     if request.container_toolkit:
         parts.append("--container-toolkit")
-    framework = request.framework or "none"
-    parts.append(
-        f"--framework {framework}"
-        + (f"=={request.framework_version}" if request.framework_version and request.framework else "")
-    )
-    if request.python:
-        parts.append(f"--python {request.python}")
-    if request.venv != "~/.venvs/gpu":
-        parts.append(f"--venv {shlex.quote(request.venv)}")
+    parts += framework_words(request)
     return " ".join(parts)
 
 

@@ -46,6 +46,8 @@ def _amd(facts: Facts) -> tuple[tuple[str, ...], tuple[str, ...], str | None, bo
     targets: set[str] = set()
     version = None
     present = False
+    if "amd" not in facts.vendors_in_evidence:
+        return (), (), None, False
     try:
         amd = facts.amd
         for gpu in amd.gpus:

@@ -1,0 +1,112 @@
+"""Which accelerator vendors the evidence says anything about, read cheaply from the raw evidence.
+
+A machine (or a report) without AMD, Intel, Apple or TPU evidence should pay nothing for those vendors: their
+parsers, models and checks are not loaded, and their checks are not applicable. So this answers, without importing
+any vendor's model, whether anything at all names the vendor: a tool that printed something, a file it leaves, a
+PCI function, a framework build, an environment variable, a word in a pasted text. Each test is a superset of what
+that vendor's facts read: a vendor it names is parsed in full (and may still turn out to have no device), one it
+does not name is absent.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import TYPE_CHECKING
+
+from gpudoctor.evidence.keys import EvidenceKey as Ev
+from gpudoctor.evidence.model import PASTE_SECTION_KIND
+from gpudoctor.facts.json_values import json_dict
+from gpudoctor.kb.accelerator_pci import vendor_of
+
+if TYPE_CHECKING:
+    from gpudoctor.facts.facts import Facts
+
+# The words that, in a pasted text or a log, may carry a vendor's facts (an error its checks read, a listing);
+# at word starts, so "output" is no TPU and "chip" no HIP.
+_TEXT_WORDS = {
+    "amd": re.compile(r"amdgpu|\brocm|/dev/kfd|\bhip(?:error|_| error)|\bhsa_", re.IGNORECASE),
+    "intel": re.compile(r"level[_ ]zero|\bxpu|\bsycl|intel\(r\) arc", re.IGNORECASE),
+    "apple": re.compile(r"\bmps\b|\bmacos|\bapple m\d|\bdarwin|\bmetal\b", re.IGNORECASE),
+    "google": re.compile(r"\btpu|libtpu", re.IGNORECASE),
+}
+# The free texts: what a person pasted, the kernel log, and the frameworks' logs.
+_TEXT_SOURCES = (Ev.PASTE, Ev.TORCH_COLLECT_ENV, Ev.TENSORFLOW_LOG, Ev.KERNEL_LOG)
+_ENV = {
+    "amd": ("HSA_OVERRIDE_GFX_VERSION", "HIP_VISIBLE_DEVICES", "ROCR_VISIBLE_DEVICES", "ROCM_PATH", "HIP_PATH"),
+    "intel": ("ZE_AFFINITY_MASK", "ONEAPI_DEVICE_SELECTOR", "SYCL_DEVICE_FILTER"),
+    "apple": ("PYTORCH_ENABLE_MPS_FALLBACK",),
+    "google": ("TPU_VISIBLE_DEVICES", "TPU_ACCELERATOR_TYPE", "ALLOW_MULTIPLE_LIBTPU_LOAD"),
+}
+_TOOLS = {
+    "amd": (Ev.AMD_SMI, Ev.AMD_SMI_LIST, Ev.ROCM_SMI, Ev.ROCMINFO),
+    "intel": (Ev.XPU_SMI, Ev.SYCL_LS),
+    "apple": (Ev.MAC_DISPLAYS,),
+    "google": (),
+}
+_MODULES = {"amd": ("amdgpu",), "intel": ("xe", "i915"), "apple": (), "google": ()}
+_NODES = {"amd": ("/dev/kfd",), "intel": (), "apple": (), "google": ("/dev/accel", "/dev/vfio/")}
+_MAX_TEXT = 2_000_000
+
+
+def vendors_in_evidence(facts: Facts) -> frozenset[str]:
+    """The vendors ("amd", "intel", "apple", "google") anything in the evidence names."""
+    found = {vendor for vendor in _TOOLS if _names(facts, vendor)}
+    return frozenset(found)
+
+
+def _names(facts: Facts, vendor: str) -> bool:
+    evidence = facts.evidence
+    if any((evidence.output(key.value) or "").strip() for key in _TOOLS[vendor]):
+        return True
+    if any(vendor_of(device.vendor_id) == vendor for device in facts.pci_accelerators):
+        return True
+    if any(facts.env.get(name) is not None for name in _ENV[vendor]):
+        return True
+    modules = facts.loaded_modules or {}
+    if any(name in modules for name in _MODULES[vendor]):
+        return True
+    nodes = json_dict(json_dict(evidence.json(Ev.ACCEL_DEVICE_NODES.value)).get("nodes"))
+    if any(path.startswith(prefix) for path in nodes for prefix in _NODES[vendor]):
+        return True
+    if _framework_says(facts, vendor) or _files_say(facts, vendor):
+        return True
+    return _texts_say(facts, vendor)
+
+
+def _framework_says(facts: Facts, vendor: str) -> bool:
+    torch, tensorflow, jax, report = facts.torch, facts.tensorflow, facts.jax, facts.collect_env
+    if vendor == "amd":
+        return bool(torch.hip or tensorflow.rocm_build or (report and (report.rocm_build or report.gpu_gfx)))
+    if vendor == "intel":
+        return bool(torch.xpu_built or torch.xpu_available or (report and (report.xpu_build or report.xpu_gpu_names)))
+    if vendor == "apple":
+        pythons = [fw.python for fw in (torch, tensorflow, jax, facts.cupy) if fw.python is not None]
+        mac_report = report is not None and "macos" in f"{report.os} {report.python_platform}".lower()
+        return bool(torch.mps_built or tensorflow.metal_plugin or mac_report or any(p.os == "macos" for p in pythons))
+    return bool(jax.libtpu or jax.default_backend == "tpu" or jax.tpu_devices)
+
+
+def _files_say(facts: Facts, vendor: str) -> bool:
+    evidence = facts.evidence
+    if vendor == "amd":
+        kfd = json_dict(evidence.json(Ev.KFD_TOPOLOGY.value)).get("nodes")
+        installs = json_dict(evidence.json(Ev.ROCM_INSTALL.value)).get("installs")
+        return bool(kfd) or bool(installs)
+    if vendor == "apple":
+        return json_dict(evidence.json(Ev.MACOS.value)).get("is_macos") is True
+    if vendor == "google":
+        return json_dict(json_dict(evidence.json(Ev.TPU_RUNTIME.value)).get("lockfile")).get("exists") is True
+    return False
+
+
+def _texts_say(facts: Facts, vendor: str) -> bool:
+    """A pasted text, a log or a framework's own log lines with one of the vendor's words."""
+    pattern = _TEXT_WORDS[vendor]
+    names = {key.value for key in _TEXT_SOURCES}
+    texts = [
+        item.output[:_MAX_TEXT]
+        for item in facts.evidence.items.values()
+        if (item.name in names or item.kind == PASTE_SECTION_KIND) and (item.text or item.stderr)
+    ]
+    texts += facts.jax.log_lines + facts.jax.backend_errors
+    return any(pattern.search(text) for text in texts)
