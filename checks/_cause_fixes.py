@@ -27,6 +27,16 @@ def _torch_wheel(summary: str) -> Callable[[Facts], Fix | None]:
     return build
 
 
+def _rocm_torch(facts: Facts) -> Fix | None:
+    """The ROCm wheel for this machine's ROCm (what ROCM020 prints); None where nothing says which."""
+    if not facts.torch.version or "amd" not in facts.vendors_in_evidence:
+        return None
+    from gpudoctor_checks.rocm_frameworks import amd_targets, rocm_torch_fix
+
+    fix = rocm_torch_fix(facts, facts.torch, amd_targets(facts))
+    return fix if fix.commands else None
+
+
 BUILDERS: dict[str, Callable[[Facts], Fix | None]] = {
     "install-driver": lambda facts: _fixes.install_driver_for(facts),
     "load-kernel-module": lambda facts: _fixes.load_kernel_module(),
@@ -43,12 +53,13 @@ BUILDERS: dict[str, Callable[[Facts], Fix | None]] = {
     "torch-cuda-build": _torch_wheel("Install a CUDA build of PyTorch."),
     "torch-for-driver": _torch_wheel("Install a PyTorch build whose CUDA this driver runs."),
     "torch-for-arch": _torch_wheel("Install a PyTorch build with kernels for this GPU."),
+    "rocm-torch-install": _rocm_torch,
 }
 
 
 # Keys built from the facts that also have a generic fix text, shown when the facts cannot choose (nothing is
 # known about the install): the text names the way, the builder the exact wheel.
-GENERIC_FALLBACKS = frozenset({"torch-cuda-build", "torch-for-driver", "torch-for-arch"})
+GENERIC_FALLBACKS = frozenset({"torch-cuda-build", "torch-for-driver", "torch-for-arch", "rocm-torch-install"})
 
 
 def fix_for(key: str | None, facts: Facts) -> Fix | None:

@@ -171,10 +171,13 @@ def _rocm_findings(facts: Facts) -> list[Finding]:
             )
         )
     for tool, error in amd.tool_errors.items():
+        # A tool that could not open /dev/kfd is ROCM010's verdict (the group or the container flags): said once.
+        kfd = "No such file" in error or "Permission denied" in error or "Operation not permitted" in error
+        kfd = kfd and "/dev/kfd" in error
         findings.append(
             Finding(
-                Severity.WARNING,
-                f"{tool} failed: {error}",
+                Severity.INFO if kfd else Severity.WARNING,
+                f"{tool} failed: {error}" + (" (see ROCM010)" if kfd else ""),
                 evidence=tuple(k for k in _TOOL_KEYS.get(tool, ()) if facts.collected(k)),
                 quote=error,
             )
@@ -233,9 +236,10 @@ def rocm_installed(facts: Facts, ctx: CheckContext) -> Outcome:
         )
         return judged(findings, data, "")
     unknown = "ROCm version not known" + (f" ({missing.words()})" if missing else "")
-    if not findings:
+    if not amd.tools and all(f.severity is Severity.INFO for f in findings):
         # Unknown is not fine: without the version (not collected, say) there is nothing to clear.
-        return not_applicable(unknown + tools, data)
+        notes = "".join(f"; {f.message}" for f in findings)
+        return not_applicable(unknown + tools + notes, data)
     return judged(findings, data, unknown + tools)
 
 

@@ -58,6 +58,7 @@ def _missing_kfd(facts: Facts) -> Finding:
             "/dev/kfd is missing inside this Apptainer container: the AMD GPUs were not bound into it",
             Fix("Bind the ROCm device nodes into the container.", (f"{APPTAINER_FLAGS} image.sif rocminfo",)),
             (Ev.ACCEL_DEVICE_NODES, Ev.ENV),
+            cause="rocm-kfd-missing",
         )
     if facts.container.in_container:
         runtime = f"{facts.container.runtime} " if facts.container.runtime else ""
@@ -66,6 +67,7 @@ def _missing_kfd(facts: Facts) -> Finding:
             f"/dev/kfd is missing inside this {runtime}container: the AMD GPUs were not passed into it",
             Fix("Start the container with the ROCm device nodes.", (f"{DOCKER_FLAGS} IMAGE rocminfo",)),
             (Ev.ACCEL_DEVICE_NODES, Ev.CONTAINER),
+            cause="rocm-kfd-missing",
         )
     modules = facts.loaded_modules
     if modules is not None and "amdgpu" not in modules:
@@ -78,6 +80,7 @@ def _missing_kfd(facts: Facts) -> Finding:
                 needs_root=True,
             ),
             (Ev.ACCEL_DEVICE_NODES, Ev.PROC_MODULES),
+            cause="rocm-kfd-missing",
         )
     said = "amdgpu is loaded but " if modules is not None else ""
     return Finding(
@@ -89,6 +92,7 @@ def _missing_kfd(facts: Facts) -> Finding:
             needs_root=True,
         ),
         (Ev.ACCEL_DEVICE_NODES, Ev.KERNEL_LOG),
+        cause="rocm-kfd-missing",
     )
 
 
@@ -118,6 +122,7 @@ def _said_by_tool(facts: Facts, reason: str) -> Finding:
         "systems)",
         fix,
         (Ev.ROCMINFO, Ev.ACCEL_DEVICE_NODES),
+        cause="rocm-kfd-no-access",
     )
 
 
@@ -143,7 +148,7 @@ def _denied(facts: Facts, nodes: AccelNodes) -> Finding | None:
             (GROUP_FIX, "ls -l /dev/kfd /dev/dri/renderD*"),
             needs_root=True,
         )
-    return Finding(Severity.PROBLEM, message, fix, (Ev.ACCEL_DEVICE_NODES,))
+    return Finding(Severity.PROBLEM, message, fix, (Ev.ACCEL_DEVICE_NODES,), cause="rocm-kfd-no-access")
 
 
 @check("ROCM010", area="rocm", title="/dev/kfd and render nodes usable", vendor="amd")

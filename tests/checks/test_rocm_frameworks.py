@@ -229,3 +229,18 @@ def test_a_release_without_a_list_says_so() -> None:
     torch = _torch("2.3.0+rocm6.0", hip="6.0.32830")  # SYNTHETIC
     outcome = run(R.gpu_supported_by_rocm, _evidence(("amd-smi.txt", MI210_AMD_SMI), framework_torch=torch))
     assert outcome.status is Status.OK and "no supported-GPU list" in outcome.summary
+
+
+def test_the_causes_fix_is_built_for_this_machine_like_rocm020s() -> None:
+    """The cause catalogue's `rocm-torch-install` resolves to the same wheel ROCM020 prints (one builder)."""
+    from gpudoctor.facts.facts import Facts
+    from gpudoctor_checks._cause_fixes import fix_for
+
+    rocm_install = {"installs": [{"path": "/opt/rocm-6.2.2", "realpath": "/opt/rocm-6.2.2", "info": {}}]}
+    evidence = _evidence(
+        ("amd-smi.txt", MI210_AMD_SMI), framework_torch=_torch("2.6.0+cu124", cuda="12.4"), rocm_install=rocm_install
+    )
+    built = fix_for("rocm-torch-install", Facts(evidence))
+    check = run(R.torch_build_fits_amd, evidence).findings[0].fix
+    assert built is not None and check is not None and built.commands == check.commands
+    assert built.commands[-1].endswith("--index-url https://download.pytorch.org/whl/rocm6.2")
