@@ -14,12 +14,10 @@ import shutil
 import subprocess
 import sys
 from pathlib import Path
-from types import SimpleNamespace
 
 import pytest
 
 from gpudoctor.cli_options import add_vendor_options
-from gpudoctor.facts.amd_model import AmdFacts, AmdGpu, RocmInstall
 from gpudoctor.generate.dockerfile import generate_dockerfile
 from gpudoctor.generate.dockerfile_rocm import wants_rocm
 from gpudoctor.generate.model import DockerfileRequest, GenerationRefused, MachineTarget
@@ -118,21 +116,25 @@ def test_how_rocm_is_asked_for():
 
 
 def test_amd_facts_reach_the_target():
-    # Synthetic facts: only the attributes target_from_facts' AMD part reads.
-    facts = SimpleNamespace(
-        amd=AmdFacts(gpus=(AmdGpu(name="AMD Instinct MI210", gfx_target="gfx90a"),), rocm=RocmInstall(version="6.2.2")),
-        pci_accelerators=[],
+    """The real MI210 amd-smi capture and a ROCm install record (SYNTHETIC, the scan's shape) reach the target."""
+    import json
+
+    from gpudoctor.evidence.model import Evidence, EvidenceItem
+    from gpudoctor.facts.facts import Facts
+    from tests.helpers.fixtures import fixture_text
+
+    evidence = Evidence()
+    evidence.add(
+        EvidenceItem(
+            name="amd-smi.txt",
+            kind="command",
+            text=fixture_text("G-amd/dme-amd-smi-static-json-1x-mi210-gfx90a-gpu_data-wrapper.txt"),
+        )
     )
-    assert _amd(facts) == (("AMD Instinct MI210",), ("gfx90a",), "6.2.2", True)  # type: ignore[arg-type]
-
-    class Broken:
-        @property
-        def amd(self):
-            raise ValueError("synthetic: a parser bug in another vendor's facts")
-
-        pci_accelerators: tuple[object, ...] = ()
-
-    assert _amd(Broken()) == ((), (), None, False)  # type: ignore[arg-type]
+    install = {"installs": [{"path": "/opt/rocm-6.2.2", "realpath": "/opt/rocm-6.2.2", "info": {}}]}
+    evidence.add(EvidenceItem(name="rocm-install.json", kind="json", text=json.dumps(install)))
+    assert _amd(Facts(evidence)) == (("AMD Instinct MI210",), ("gfx90a",), "6.2.2", True)
+    assert _amd(Facts(Evidence())) == ((), (), None, False)  # no AMD in the evidence: nothing asked of the AMD facts
 
 
 @pytest.mark.parametrize(
