@@ -21,14 +21,36 @@ from gpudoctor.kb.accelerator_pci import vendor_of
 if TYPE_CHECKING:
     from gpudoctor.facts.facts import Facts
 
-# The words that, in a pasted text or a log, may carry a vendor's facts (an error its checks read, a listing);
-# at word starts, so "output" is no TPU and "chip" no HIP.
-_TEXT_WORDS = {
-    "amd": re.compile(r"amdgpu|\brocm|/dev/kfd|\bhip(?:error|_| error)|\bhsa_", re.IGNORECASE),
-    "intel": re.compile(r"level[_ ]zero|\bxpu|\bsycl|intel\(r\) arc", re.IGNORECASE),
-    "apple": re.compile(r"\bmps\b|\bmacos|\bapple m\d|\bdarwin|\bmetal\b", re.IGNORECASE),
-    "google": re.compile(r"\btpu|libtpu", re.IGNORECASE),
+# The words that, in a pasted text or a log, may carry a vendor's facts (an error its checks read, a listing):
+# each a literal found with str.find in the lower-cased text (fast on a megabyte of log), then, where the word could
+# sit inside another ("output" holds "tpu", "chip" holds "hip", "jumps" holds "mps"), confirmed at a word start
+# in a few characters around it.
+_TEXT_WORDS: dict[str, tuple[tuple[str, re.Pattern[str] | None], ...]] = {
+    "amd": (
+        ("amdgpu", None),
+        ("rocm", re.compile(r"\brocm")),
+        ("/dev/kfd", None),
+        ("hip", re.compile(r"\bhip(?:error|_| error)")),
+        ("hsa_", re.compile(r"\bhsa_")),
+    ),
+    "intel": (
+        ("level_zero", None),
+        ("level zero", None),
+        ("xpu", re.compile(r"\bxpu")),
+        ("sycl", re.compile(r"\bsycl")),
+        ("intel(r) arc", None),
+    ),
+    "apple": (
+        ("mps", re.compile(r"\bmps\b")),
+        ("macos", re.compile(r"\bmacos")),
+        ("apple m", re.compile(r"\bapple m\d")),
+        ("darwin", re.compile(r"\bdarwin")),
+        ("metal", re.compile(r"\bmetal\b")),
+    ),
+    "google": (("tpu", re.compile(r"\btpu|libtpu")),),
 }
+_WINDOW = 12  # characters kept on each side of a literal to confirm it
+_MAX_HITS = 2_000  # occurrences of one literal looked at before giving up on it (a log full of "output")
 # The free texts: what a person pasted, the kernel log, and the frameworks' logs.
 _TEXT_SOURCES = (Ev.PASTE, Ev.TORCH_COLLECT_ENV, Ev.TENSORFLOW_LOG, Ev.KERNEL_LOG)
 _ENV = {
@@ -101,12 +123,25 @@ def _files_say(facts: Facts, vendor: str) -> bool:
 
 def _texts_say(facts: Facts, vendor: str) -> bool:
     """A pasted text, a log or a framework's own log lines with one of the vendor's words."""
-    pattern = _TEXT_WORDS[vendor]
     names = {key.value for key in _TEXT_SOURCES}
     texts = [
-        item.output[:_MAX_TEXT]
+        item.output[:_MAX_TEXT].lower()
         for item in facts.evidence.items.values()
         if (item.name in names or item.kind == PASTE_SECTION_KIND) and (item.text or item.stderr)
     ]
-    texts += facts.jax.log_lines + facts.jax.backend_errors
-    return any(pattern.search(text) for text in texts)
+    texts += [line.lower() for line in facts.jax.log_lines + facts.jax.backend_errors]
+    return any(_has_word(text, literal, confirm) for text in texts for literal, confirm in _TEXT_WORDS[vendor])
+
+
+def _has_word(text: str, literal: str, confirm: re.Pattern[str] | None) -> bool:
+    start = text.find(literal)
+    if confirm is None or start < 0:
+        return start >= 0
+    for _ in range(_MAX_HITS):
+        if start < 0:
+            return False
+        window = text[max(0, start - _WINDOW) : start + len(literal) + _WINDOW]
+        if confirm.search(window):
+            return True
+        start = text.find(literal, start + 1)
+    return False
