@@ -7,6 +7,8 @@ import subprocess
 import sys
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from gpudoctor.api import CheckContext
 from gpudoctor.evidence.model import Evidence, EvidenceItem
@@ -83,3 +85,16 @@ def test_a_check_of_a_machine_without_other_vendors_loads_none_of_their_models(t
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
     assert done.returncode == 0, done.stderr
     assert done.stdout.strip() == "[]"
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.text(alphabet="tpuo libTPU_xdhasm\n", max_size=400))
+def test_the_window_search_finds_what_a_whole_text_regex_finds(text: str) -> None:
+    """The literal-then-window search agrees with the plain regex over the whole (lower-cased) text."""
+    from gpudoctor.facts.vendor_presence import _TEXT_WORDS, _has_word
+
+    lowered = text.lower()
+    for words in _TEXT_WORDS.values():
+        for literal, confirm in words:
+            expected = bool(confirm.search(lowered)) if confirm is not None else literal in lowered
+            assert _has_word(lowered, literal, confirm) == expected
