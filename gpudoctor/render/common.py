@@ -160,7 +160,10 @@ def machine_summary_parts(machine: MachineSummary) -> list[str]:
     if others and not (isinstance(gpus, list) and gpus):
         return [others]
     if "gpus" in machine and isinstance(machine["gpus"], list):
-        parts.append(gpu_names_text(machine["gpus"], machine.get("gpus_known", True)))
+        text = gpu_names_text(machine["gpus"], machine.get("gpus_known", True))
+        if not machine["gpus"] and machine.get("accelerators") == [] and machine.get("gpus_on_bus") == 0:
+            text = "no GPU or TPU on the PCI bus"  # the bus was read, and no vendor's accelerator is on it
+        parts.append(text)
     if machine.get("driver_version"):
         parts.append(f"driver {machine['driver_version']}")
     if machine.get("cuda_driver_max"):
