@@ -298,7 +298,7 @@ def build_parser() -> argparse.ArgumentParser:
         "topic",
         nargs="?",
         metavar="TOPIC",
-        help="driver, torch, tensorflow, cudnn, gpus, jax, cupy, specs, pcie, xid, health, docker, signatures or "
+        help="driver, torch, tensorflow, cudnn, gpus, jax, cupy, specs, rocm, pcie, xid, health, docker, signatures or "
         "causes (default: an overview)",
     )
     kb.add_argument(

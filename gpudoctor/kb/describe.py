@@ -21,6 +21,7 @@ from gpudoctor.kb.describe_hardware import (
     xid_item,
     xid_table,
 )
+from gpudoctor.kb.describe_rocm import rocm_table
 from gpudoctor.kb.describe_software import (
     cudnn_table,
     cupy_table,
@@ -48,8 +49,11 @@ TOPICS = (
     "docker",
     "signatures",
     "causes",
+    "rocm",
 )
 _ALIASES = {
+    "amd": "rocm",
+    "gfx": "rocm",
     "pytorch": "torch",
     "tf": "tensorflow",
     "cuda": "driver",
@@ -107,6 +111,7 @@ _RENDERERS: dict[str, Callable[[], list[str]]] = {
     "jax": jax_table,
     "cupy": cupy_table,
     "specs": specs_table,
+    "rocm": rocm_table,
     "pcie": pcie_table,
     "xid": xid_table,
     "health": health_table,

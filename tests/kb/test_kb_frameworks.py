@@ -464,6 +464,8 @@ def test_overview_renders_a_given_info():
         ("gpus", "RTX 3090"),
         ("jax", "jax[cuda13]"),
         ("cupy", "cupy-cuda12x"),
+        ("rocm", "gfx90a"),
+        ("amd", "rocm/dev-ubuntu-22.04:6.2"),
     ],
 )
 def test_topics(topic, needle):
