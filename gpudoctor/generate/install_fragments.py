@@ -45,6 +45,18 @@ def shell_quote(value: str) -> str:
     return shlex.quote(value)
 
 
+def wrap_words(text: str, width: int) -> list[str]:
+    """``text`` in lines of at most ``width`` characters, broken between words only (a script header's comments)."""
+    words, lines, line = text.split(), [], ""
+    for word in words:
+        if line and len(line) + 1 + len(word) > width:
+            lines.append(line)
+            line = word
+        else:
+            line = f"{line} {word}" if line else word
+    return lines + ([line] if line else [])
+
+
 def shell_words(packages: tuple[str, ...]) -> str:
     """Package names as shell words; a ``$(uname -r)`` inside stays live in double quotes."""
     return " ".join(f'"{word}"' if "$(" in word else shell_quote(word) for word in packages)

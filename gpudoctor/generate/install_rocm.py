@@ -18,7 +18,7 @@ from __future__ import annotations
 
 from gpudoctor.generate import distros as D
 from gpudoctor.generate.inputs import comment_safe
-from gpudoctor.generate.install_fragments import _epel, fragment, shell_quote, shell_words
+from gpudoctor.generate.install_fragments import _epel, fragment, shell_quote, shell_words, wrap_words
 from gpudoctor.generate.install_framework import framework_words
 from gpudoctor.generate.model import Choice, GeneratedFile, GenerationRefused, InstallScriptRequest
 from gpudoctor.kb import rocm_install, rocm_wheels
@@ -329,17 +329,6 @@ def _regenerate(request: InstallScriptRequest, distro: D.Distro, release: rocm_i
     return " ".join(parts)
 
 
-def _wrap(text: str, width: int) -> list[str]:
-    words, lines, line = text.split(), [], ""
-    for word in words:
-        if line and len(line) + 1 + len(word) > width:
-            lines.append(line)
-            line = word
-        else:
-            line = f"{line} {word}" if line else word
-    return lines + ([line] if line else [])
-
-
 def _header(
     distro: D.Distro,
     release: rocm_install.RocmRelease,
@@ -365,15 +354,15 @@ def _header(
     if container:
         where = "a container of an unknown kind" if container == "unknown" else f"a {container} container"
         text = f"Container: made inside {where}, which shares the host's kernel: no driver step here. Instead, {HOST_STEPS}."
-        lines += [f"# {part}" if i == 0 else f"#   {part}" for i, part in enumerate(_wrap(text, 110))]
+        lines += [f"# {part}" if i == 0 else f"#   {part}" for i, part in enumerate(wrap_words(text, 110))]
     lines.append("# Choices:")
     for choice in choices:
         lines.append(f"#   {choice.what}: {choice.chosen}")
-        lines.extend(f"#     {part}" for part in _wrap(choice.why, 108))
+        lines.extend(f"#     {part}" for part in wrap_words(choice.why, 108))
     lines.append(f"# Knowledge base: as of {rocm_install.as_of()}. Sources:")
     known = {**rocm_install.sources()}
     known.setdefault("P_TI", "pytorch/test-infra generate_binary_build_matrix.py ROCM_ARCHES_DICT per release")
     for key in sorted(known):
-        lines.extend(f"#   {part}" for part in _wrap(f"[{key}] {known[key]}", 112))
+        lines.extend(f"#   {part}" for part in wrap_words(f"[{key}] {known[key]}", 112))
     lines.append(f"# Regenerate: {_regenerate(request, distro, release)}")
     return "\n".join(comment_safe(line, 1000) for line in lines) + "\n"

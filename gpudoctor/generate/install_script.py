@@ -23,6 +23,7 @@ from gpudoctor.generate.install_fragments import (
     driver_fragment,
     fragment,
     shell_quote,
+    wrap_words,
 )
 from gpudoctor.generate.install_framework import choose_framework, choose_toolkit, framework_words
 from gpudoctor.generate.model import Choice, GeneratedFile, GenerationRefused, InstallScriptRequest
@@ -81,17 +82,17 @@ def _header(
             f"Container: made inside {where}, which shares the host's kernel: this script installs no driver, "
             f"kernel headers or reboot here. Instead, {HOST_STEPS}."
         )
-        lines += [f"# {part}" if i == 0 else f"#   {part}" for i, part in enumerate(_wrap(text, 110))]
+        lines += [f"# {part}" if i == 0 else f"#   {part}" for i, part in enumerate(wrap_words(text, 110))]
     lines.append("# Choices:")
     for choice in choices:
         lines.append(f"#   {choice.what}: {choice.chosen}")
-        lines.extend(f"#     {part}" for part in _wrap(choice.why, 108))
+        lines.extend(f"#     {part}" for part in wrap_words(choice.why, 108))
     lines.append(f"# Knowledge base: as of {as_of}. Sources:")
     own = ("CUDA_REPO",) if wsl else distro.sources  # inside WSL no driver source applies
     cited = {key for choice in choices for key in _CITED.findall(f"{choice.chosen} {choice.why}")}
     used = sorted({*own, *sources, *(("WSL_GUIDE",) if wsl else ()), *(cited & _kb_sources().keys())})
     for key in used:
-        lines.extend(f"#   {part}" for part in _wrap(f"[{key}] {D.SOURCES.get(key) or _kb_sources()[key]}", 112))
+        lines.extend(f"#   {part}" for part in wrap_words(f"[{key}] {D.SOURCES.get(key) or _kb_sources()[key]}", 112))
     lines.append(f"# Regenerate: {_regenerate(request, distro, wsl)}")
     # Every value was checked at the boundary (inputs.safe_request); no line of the header can end early anyway.
     return "\n".join(comment_safe(line, 1000) for line in lines) + "\n"
@@ -109,17 +110,6 @@ def _kb_sources() -> dict[str, str]:
         if isinstance(source, dict) and key not in D.SOURCES:
             out[str(key)] = f"{source.get('title', '')} ({source.get('url', '')})"
     return out
-
-
-def _wrap(text: str, width: int) -> list[str]:
-    words, lines, line = text.split(), [], ""
-    for word in words:
-        if line and len(line) + 1 + len(word) > width:
-            lines.append(line)
-            line = word
-        else:
-            line = f"{line} {word}" if line else word
-    return lines + ([line] if line else [])
 
 
 def _regenerate(request: InstallScriptRequest, distro: D.Distro, wsl: bool) -> str:
