@@ -86,16 +86,17 @@ def match_finding(match: SignatureMatch, facts: Facts) -> Finding:
 _GPU_USE_AREAS = GPU_STACK_AREAS | {"jax", "cupy"}
 
 
-def _expected_without_gpu(finding: Finding) -> Finding:
+def _expected_without_gpu(finding: Finding, why: str = "there is no NVIDIA GPU on the PCI bus") -> Finding:
     if finding.severity is Severity.INFO:
         return finding
     return Finding(
-        Severity.INFO,
-        f"expected here, there is no NVIDIA GPU on the PCI bus: {finding.message}",
-        None,
-        finding.evidence,
-        quote=finding.quote,
+        Severity.INFO, f"expected here, {why}: {finding.message}", None, finding.evidence, quote=finding.quote
     )
+
+
+def _tpu_machine(facts: Facts) -> bool:
+    """A TPU machine with no NVIDIA GPU known: JAX tries its CUDA and ROCm backends there too, and says they failed."""
+    return "google" in facts.vendors_in_evidence and not facts.gpus and not facts.pci_gpus
 
 
 def _outcome(area: str, facts: Facts) -> Outcome:
@@ -106,6 +107,10 @@ def _outcome(area: str, facts: Facts) -> Outcome:
     findings = [match_finding(m, facts) for m in matches]
     if facts.gpu_census.none_on_bus and area in _GPU_USE_AREAS:
         findings = [_expected_without_gpu(f) for f in findings]
+    elif area == "jax" and _tpu_machine(facts):
+        findings = [
+            _expected_without_gpu(f, "this is a TPU machine (JAX tries every backend it has)") for f in findings
+        ]
     notes = sum(1 for f in findings if f.severity is Severity.INFO)
     return judged(
         findings,

@@ -171,3 +171,21 @@ def test_synthetic_jax_sees_one_of_four_chips_is_a_warning() -> None:
     result = judge(tpu_checks.jax_sees_tpu, evidence)
     assert [f.severity for f in result.findings] == [Severity.WARNING]
     assert "of the 4 TPU chips (v4)" in result.findings[0].message
+
+
+def test_jaxs_cuda_backend_failing_on_a_tpu_machine_is_expected() -> None:
+    """The real JAX debug log of a TPU VM tries cpu, cuda, rocm, tpu: its CUDA failure is a note there, not a
+    warning; the same line with nothing naming a TPU stays a warning."""
+    from gpudoctor.results import Status
+    from gpudoctor_checks import signatures
+    from tests.synthetic.evidence import run
+
+    relative = "J-tpu/err-jax-debug-log-unable-to-initialize-backend-tpu-aborted-tpu-in-use-by-pid-jax-22070.txt"
+    outcome = run(signatures.JAX002, _paste(relative))
+    assert outcome.status is Status.OK
+    assert all("this is a TPU machine" in f.message for f in outcome.findings if f.severity is Severity.INFO)
+    lines = fixture_text(relative).splitlines()
+    first = next(i for i, line in enumerate(lines) if "Unable to initialize backend 'cuda'" in line)
+    cuda_lines = "\n".join(lines[first : first + 2])  # the message and the reason on the line after it
+    alone = run(signatures.JAX002, _evidence(**{"pasted-text.txt": ("file", cuda_lines)}))
+    assert alone.status is Status.WARNING
