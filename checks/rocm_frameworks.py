@@ -42,7 +42,7 @@ def amd_targets(facts: Facts) -> list[AmdTarget]:
         AmdTarget(
             gpu.name or (f"AMD GPU {gpu.device_id}" if gpu.device_id else "AMD GPU"),
             targets_kb.normalize_gfx(gpu.gfx_target),
-            getattr(gpu, "integrated", None),
+            gpu.integrated,
         )
         for gpu in facts.amd.gpus
     ]
@@ -51,7 +51,7 @@ def amd_targets(facts: Facts) -> list[AmdTarget]:
     torch = facts.torch
     if torch.hip:
         for device in torch.devices:
-            gfx = targets_kb.normalize_gfx(getattr(device, "arch_name", None))
+            gfx = targets_kb.normalize_gfx(device.arch_name)
             if gfx:
                 found.append(AmdTarget(device.name or "AMD GPU", gfx))
         report = facts.collect_env
@@ -302,15 +302,15 @@ def tensorflow_on_amd(facts: Facts, ctx: CheckContext) -> Outcome:
     if not tf.version:
         return not_applicable("TensorFlow is not installed in the target Python (or was not probed)")
     distribution = (tf.distribution or "").lower().replace("_", "-")
-    rocm_build = getattr(tf, "rocm_build", None) is True or distribution.startswith("tensorflow-rocm")
+    rocm_build = tf.rocm_build is True or distribution.startswith("tensorflow-rocm")
     data = {"tensorflow": tf.version, "distribution": tf.distribution, "rocm_build": rocm_build}
     if rocm_build:
-        rocm = getattr(tf, "build_rocm", None)
+        rocm = tf.build_rocm
         seen = f"; sees {len(tf.gpus)} GPU(s)" if tf.gpus_listed else ""
         return ok(f"ROCm build of TensorFlow {tf.version}" + (f" (ROCm {rocm})" if rocm else "") + seen, data)
     if nvidia_present(facts):
         return not_applicable("the NVIDIA checks judge this TensorFlow build", data)
-    if tf.built_with_cuda is None and getattr(tf, "rocm_build", None) is None and not distribution:
+    if tf.built_with_cuda is None and tf.rocm_build is None and not distribution:
         return not_applicable("which build of TensorFlow this is is not known", data)
     build = "a CUDA build" if tf.built_with_cuda else "not a ROCm build"
     fix = Fix(

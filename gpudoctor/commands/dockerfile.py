@@ -50,7 +50,7 @@ def main(args: argparse.Namespace) -> int:
         target=generator_target(args),
         preflight=preflight,
         vendor=generator_vendor(args),
-        rocm=getattr(args, "rocm", None),
+        rocm=args.rocm,
     )
     generated = generate_dockerfile(request)
     if wheel_path:

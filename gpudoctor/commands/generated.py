@@ -39,13 +39,13 @@ def generator_vendor(args: argparse.Namespace) -> str | None:
     else None: the machine's. An NVIDIA driver asked for together with AMD's stack is refused (exit 2)."""
     from gpudoctor.errors import UsageError
 
-    vendor: str | None = getattr(args, "vendor", None)
-    amd = vendor == "amd" or getattr(args, "rocm", None) is not None
-    if getattr(args, "for_driver", None) and amd:
+    vendor: str | None = args.vendor
+    amd = vendor == "amd" or args.rocm is not None
+    if args.for_driver and amd:
         raise UsageError("--for-driver names an NVIDIA driver; it does not go with --vendor amd or --rocm")
-    if vendor == "nvidia" and getattr(args, "rocm", None) is not None:
+    if vendor == "nvidia" and args.rocm is not None:
         raise UsageError("--rocm is AMD's stack; it does not go with --vendor nvidia")
-    if vendor is None and getattr(args, "for_driver", None):
+    if vendor is None and args.for_driver:
         return "nvidia"
     return vendor
 

@@ -29,6 +29,6 @@ def main(args: argparse.Namespace) -> int:
         venv=args.venv,
         target=generator_target(args),
         vendor=generator_vendor(args),
-        rocm=getattr(args, "rocm", None),
+        rocm=args.rocm,
     )
     return emit_generated(generate_install_script(request), args, executable=True)

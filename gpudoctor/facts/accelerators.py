@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from gpudoctor.facts.model import GpuInfo, PciDevice
+from gpudoctor.kb.accelerator_pci import vendor_of
 
 if TYPE_CHECKING:
     # The vendors' detail types, for annotations only: a machine without them never imports their models.
@@ -32,7 +33,6 @@ class Vendor(str, enum.Enum):
 
 
 # PCI vendor ids of the GPU vendors (PCI-SIG's registry): what the bus says before any driver does.
-PCI_VENDOR_IDS = {"10de": Vendor.NVIDIA, "1002": Vendor.AMD, "8086": Vendor.INTEL, "1ae0": Vendor.GOOGLE}
 
 VENDOR_WORDS = {
     Vendor.NVIDIA: "NVIDIA",
@@ -91,8 +91,7 @@ def nvidia_accelerators(gpus: list[GpuInfo], pci_gpus: list[PciDevice]) -> tuple
             source="pci",
         )
         for device in pci_gpus
-        if device.address.lower() not in known_buses
-        and PCI_VENDOR_IDS.get((device.vendor_id or "10de").lower()) is Vendor.NVIDIA
+        if device.address.lower() not in known_buses and vendor_of(device.vendor_id or "10de") == Vendor.NVIDIA.value
     )
     # A report with GPUs but no bus ids (a pasted table without them) cannot be matched to the bus: trust it.
     if seen and not known_buses:

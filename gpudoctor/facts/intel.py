@@ -22,12 +22,13 @@ from gpudoctor.facts.intel_model import IntelFacts, IntelGpu, SyclDevice
 from gpudoctor.facts.pci_accelerators import functions_of
 from gpudoctor.facts.pci_address import normalize_bus_id
 from gpudoctor.facts.sycl_ls import level_zero_gpus, opencl_gpus, parse_sycl_ls
+from gpudoctor.kb.accelerator_pci import KERNEL_DRIVERS
 
 if TYPE_CHECKING:
     from gpudoctor.facts.facts import Facts
     from gpudoctor.facts.xpu_smi import XpuSmiDevice
 
-INTEL_DRIVERS = ("xe", "i915")
+INTEL_DRIVERS = KERNEL_DRIVERS["intel"]
 # The product lines PyTorch's XPU support names (accelerators.md §2): discrete Arc A/B, Flex, Data Center GPU Max.
 _DISCRETE = re.compile(
     r"\bArc(?:\(TM\))?\s+(?:Pro\s+)?[AB]\d{2,3}[A-Z]?\b|\[Arc (?:Pro )?[AB]\d{2,3}[A-Z]?\]|\bFlex\b|"

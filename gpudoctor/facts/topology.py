@@ -150,11 +150,7 @@ def _amd_sources(facts: Facts) -> tuple[KfdTopology | None, dict[str, str]]:
     kfd = parse_kfd_topology(data)
     if kfd is None or not kfd.gpu_nodes:
         return None, {}
-    try:
-        gpus = facts.amd.gpus
-    except Exception:  # noqa: BLE001 - names are a nicety: the wiring is drawn without them
-        gpus = ()
-    names = {physical_bus(gpu.bus_id) or "": gpu.name for gpu in gpus if gpu.bus_id and gpu.name}
+    names = {physical_bus(gpu.bus_id) or "": gpu.name for gpu in facts.amd.gpus if gpu.bus_id and gpu.name}
     return kfd, names
 
 

@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING
 from gpudoctor.evidence.keys import EvidenceKey as Ev
 from gpudoctor.evidence.model import PASTE_SECTION_KIND
 from gpudoctor.facts.json_values import json_dict
-from gpudoctor.kb.accelerator_pci import vendor_of
+from gpudoctor.kb.accelerator_pci import KERNEL_DRIVERS, vendor_of
 
 if TYPE_CHECKING:
     from gpudoctor.facts.facts import Facts
@@ -65,7 +65,6 @@ _TOOLS = {
     "apple": (Ev.MAC_DISPLAYS,),
     "google": (),
 }
-_MODULES = {"amd": ("amdgpu",), "intel": ("xe", "i915"), "apple": (), "google": ()}
 _NODES = {"amd": ("/dev/kfd",), "intel": (), "apple": (), "google": ("/dev/accel", "/dev/vfio/")}
 _MAX_TEXT = 2_000_000
 
@@ -85,7 +84,7 @@ def _names(facts: Facts, vendor: str) -> bool:
     if any(facts.env.get(name) is not None for name in _ENV[vendor]):
         return True
     modules = facts.loaded_modules or {}
-    if any(name in modules for name in _MODULES[vendor]):
+    if any(name in modules for name in KERNEL_DRIVERS.get(vendor, ())):
         return True
     nodes = json_dict(json_dict(evidence.json(Ev.ACCEL_DEVICE_NODES.value)).get("nodes"))
     if any(path.startswith(prefix) for path in nodes for prefix in _NODES[vendor]):

@@ -45,6 +45,15 @@ def shell_quote(value: str) -> str:
     return shlex.quote(value)
 
 
+def venv_default(path: str) -> str:
+    """'~/x' -> "${HOME}"/x (the tilde does not expand inside ${VAR:-...}); other paths shell-quoted."""
+    if path == "~":
+        return '"${HOME}"'
+    if path.startswith("~/"):
+        return '"${HOME}"/' + shell_quote(path[2:])
+    return shell_quote(path)
+
+
 def wrap_words(text: str, width: int) -> list[str]:
     """``text`` in lines of at most ``width`` characters, broken between words only (a script header's comments)."""
     words, lines, line = text.split(), [], ""
@@ -94,7 +103,7 @@ def driver_fragment(
             HEADERS=headers,
             DRIVER_PACKAGE=packages,
             STREAM=route.stream or "",
-            EPEL=_epel(distro),
+            EPEL=epel_body(distro),
         )
         return text, Choice(
             "driver",
@@ -123,7 +132,7 @@ def container_driver_step(runtime: str) -> tuple[str, Choice]:
     return text, Choice("driver", f"none (inside {where})", HOST_STEPS + " [CTK_GUIDE]")
 
 
-def _epel(distro: D.Distro) -> str:
+def epel_body(distro: D.Distro) -> str:
     """The body of the script's enable_epel: the catalogue's EPEL steps, or the subscription step RHEL leaves to
     its user."""
     steps = fix_catalogue.epel_steps(distro)

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 from gpudoctor.generate import distros as D
 from gpudoctor.generate.inputs import comment_safe
-from gpudoctor.generate.install_fragments import _epel, fragment, shell_quote, shell_words, wrap_words
+from gpudoctor.generate.install_fragments import epel_body, fragment, shell_quote, shell_words, venv_default, wrap_words
 from gpudoctor.generate.install_framework import framework_words
 from gpudoctor.generate.model import Choice, GeneratedFile, GenerationRefused, InstallScriptRequest
 from gpudoctor.kb import rocm_install, rocm_wheels
@@ -206,7 +206,7 @@ def rocm_install_script(request: InstallScriptRequest) -> GeneratedFile:
         OS_IDS=shell_quote(" ".join(distro.os_ids)),
         OS_VERSION=shell_quote(distro.version_id),
         STEPS=shell_quote(" ".join(steps)),
-        VENV=_venv_default(request.venv),
+        VENV=venv_default(request.venv),
         WHAT=f"AMD ROCm {release.rocm}",
     )
     header = _header(distro, release, request, choices, steps, container)
@@ -225,7 +225,7 @@ def _driver_fragment(distro: D.Distro, release: rocm_install.RocmRelease) -> str
     if distro.family == "apt":
         epel_function, epel_call = "", ""
     else:
-        epel_function = f"\nenable_epel() {{\n{_epel(distro)}\n}}\n"
+        epel_function = f"\nenable_epel() {{\n{epel_body(distro)}\n}}\n"
         epel_call = "  enable_epel || return 0\n"
     return fragment(
         "rocm-driver.sh",
@@ -311,14 +311,6 @@ def _route_why(installer: str | None) -> str:
             "without a signature this script could check, so it is not used [ROCM_AMDGPU_INSTALL]"
         )
     return text
-
-
-def _venv_default(path: str) -> str:
-    if path == "~":
-        return '"${HOME}"'
-    if path.startswith("~/"):
-        return '"${HOME}"/' + shell_quote(path[2:])
-    return shell_quote(path)
 
 
 def _regenerate(request: InstallScriptRequest, distro: D.Distro, release: rocm_install.RocmRelease) -> str:

@@ -23,6 +23,7 @@ from gpudoctor.generate.install_fragments import (
     driver_fragment,
     fragment,
     shell_quote,
+    venv_default,
     wrap_words,
 )
 from gpudoctor.generate.install_framework import choose_framework, choose_toolkit, framework_words
@@ -126,15 +127,6 @@ def _regenerate(request: InstallScriptRequest, distro: D.Distro, wsl: bool) -> s
         parts.append("--container-toolkit")
     parts += framework_words(request)
     return " ".join(parts)
-
-
-def _venv_default(path: str) -> str:
-    """'~/x' -> "${HOME}"/x (the tilde does not expand inside ${VAR:-...}); other paths shell-quoted."""
-    if path == "~":
-        return '"${HOME}"'
-    if path.startswith("~/"):
-        return '"${HOME}"/' + shell_quote(path[2:])
-    return shell_quote(path)
 
 
 def generate_install_script(request: InstallScriptRequest) -> GeneratedFile:
@@ -300,7 +292,7 @@ def generate_install_script(request: InstallScriptRequest) -> GeneratedFile:
         OS_IDS=shell_quote(" ".join(distro.os_ids)),
         OS_VERSION=shell_quote(distro.version_id),
         STEPS=shell_quote(" ".join(steps)),
-        VENV=_venv_default(request.venv),
+        VENV=venv_default(request.venv),
         WHAT="NVIDIA GPU software",
     )
     repo_sources = ("KEY_ROTATION",) if distro.family == "apt" else ("KEY_ROTATION", "RPM_KEY")

@@ -40,35 +40,14 @@ GENERATOR_SOURCES = (
 
 
 def _amd(facts: Facts) -> tuple[tuple[str, ...], tuple[str, ...], str | None, bool]:
-    """(GPU names, gfx targets, ROCm version, any AMD GPU) from ``facts.amd`` and the PCI bus.  Read defensively:
-    AMD facts that fail to parse leave the target as it was (an NVIDIA or no-GPU machine is never affected)."""
-    names: list[str] = []
-    targets: set[str] = set()
-    version = None
-    present = False
+    """(GPU names, gfx targets, ROCm version, any AMD GPU) from ``facts.amd``: nothing is asked of the AMD facts
+    where the evidence names no AMD GPU (an NVIDIA or no-GPU machine is never affected)."""
     if "amd" not in facts.vendors_in_evidence:
         return (), (), None, False
-    try:
-        amd = facts.amd
-        for gpu in amd.gpus:
-            present = True
-            if gpu.name:
-                names.append(gpu.name)
-            if gpu.gfx_target:
-                targets.add(gpu.gfx_target)
-        version = amd.rocm.version
-    except Exception:  # noqa: BLE001 - another vendor's parser must never break an NVIDIA generator
-        pass
-    try:
-        from gpudoctor.facts.pci_accelerators import functions_of
-
-        on_bus = functions_of(list(facts.pci_accelerators), "amd")
-        present = present or bool(on_bus)
-        if not names:
-            names = [device.description or "" for device in on_bus if device.description]
-    except Exception:  # noqa: BLE001
-        pass
-    return tuple(names), tuple(sorted(targets)), version, present
+    amd = facts.amd  # the PCI bus's AMD functions are among its GPUs, named by lspci where no tool names them
+    names = tuple(gpu.name or gpu.pci_description or "" for gpu in amd.gpus if gpu.name or gpu.pci_description)
+    targets = tuple(sorted({gpu.gfx_target for gpu in amd.gpus if gpu.gfx_target}))
+    return names, targets, amd.rocm.version, bool(amd.gpus)
 
 
 def _capabilities(facts: Facts) -> tuple[tuple[str, ...], tuple[str, ...]]:

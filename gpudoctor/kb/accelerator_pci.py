@@ -21,6 +21,9 @@ TPU_DEVICE_IDS: dict[str, str] = {
     "0062": "testing only",
 }
 
+# The kernel drivers that bind each vendor's GPUs (as /proc/modules and a PCI function's driver link name them).
+KERNEL_DRIVERS: dict[str, tuple[str, ...]] = {"amd": ("amdgpu",), "intel": ("xe", "i915")}
+
 # Display (03xx) and processing-accelerator (12xx) classes: GPUs and their compute-only siblings.
 # An HDMI audio function (0403) of the same card, a USB controller or a NIC is never an accelerator.
 ACCELERATOR_CLASS_PREFIXES = ("03", "12")

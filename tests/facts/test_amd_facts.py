@@ -14,10 +14,8 @@ from hypothesis import strategies as st
 
 from gpudoctor.evidence.model import Evidence, EvidenceItem
 from gpudoctor.evidence.scan_amd import scan_kfd_topology
-from gpudoctor.facts import amd
 from gpudoctor.facts.accelerators import Vendor, describe_accelerators
 from gpudoctor.facts.amd import amd_accelerators, amd_facts
-from gpudoctor.facts.amd_model import KfdNode, KfdTopology
 from gpudoctor.facts.facts import Facts
 from tests.helpers.fixtures import fixture_text, real_fixtures_dir
 from tests.helpers.strategies import json_like
@@ -143,30 +141,29 @@ def test_rocm_version_stated_by_amd_smi_synthetic() -> None:
     assert found.driver.version == "6.18.3" and found.driver.inbox is False
 
 
-def test_kfd_nodes_fill_in_and_join_on_the_bus_synthetic(monkeypatch: pytest.MonkeyPatch) -> None:
-    # SYNTHETIC KFD topology (the KFD parser is tested on its own): hive id and render minor come from it.
-    topology = KfdTopology(
-        nodes=(
-            KfdNode(node_id=0, is_gpu=False, cpu_cores=64),
-            KfdNode(
-                node_id=1,
-                is_gpu=True,
-                gfx_target="gfx942",
-                device_id="74a1",
-                compute_units=304,
-                bus_id="0000:26:00.0",
-                render_minor=128,
-                hive_id="0x1234",
-                vram_bytes=192 * 1024**3,
-            ),
-        )
+def test_kfd_nodes_fill_in_and_join_on_the_bus_synthetic() -> None:
+    # SYNTHETIC kfd-topology.json record in the scan's shape (a CPU node and one MI300X at 0000:26:00.0, location_id
+    # 0x2600), read by the real KFD parser: hive id, render minor and VRAM come from it.
+    gpu = "\n".join(
+        [
+            "simd_count 1216",
+            "simd_per_cu 4",
+            "gfx_target_version 90402",
+            "device_id 29857",
+            "domain 0",
+            "location_id 9728",
+            "drm_render_minor 128",
+            "hive_id 4660",
+            f"local_mem_size {192 * 1024**3}",
+        ]
     )
-    monkeypatch.setattr(amd, "_kfd", lambda facts: topology)
-    facts = facts_of(command("rocm-smi.txt", MI300X_A))
+    record = {"readable": True, "nodes": {"0": {"properties": "cpu_cores_count 64\nsimd_count 0"},
+                                          "1": {"properties": gpu, "gpu_id": "12345"}}}  # fmt: skip
+    facts = facts_of(command("rocm-smi.txt", MI300X_A), EvidenceItem("kfd-topology.json", "json", json.dumps(record)))
     found = amd_facts(facts)
     first = found.gpus[0]
-    assert first.sources == ("rocm-smi", "kfd") and first.render_minor == 128 and first.hive_id == "0x1234"
-    assert first.vram_mib == 192 * 1024 and found.kfd is topology
+    assert first.sources == ("rocm-smi", "kfd") and first.render_minor == 128 and first.hive_id == "4660"
+    assert first.vram_mib == 192 * 1024 and found.kfd is not None and len(found.kfd.gpu_nodes) == 1
 
 
 def test_no_amd_anything() -> None:
