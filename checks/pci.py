@@ -10,7 +10,7 @@ from gpudoctor.facts.accelerators import other_vendors, vendor_words
 from gpudoctor.facts.facts import Facts
 from gpudoctor.facts.lspci import UNPLACED_LSPCI_BLOCK
 from gpudoctor.facts.model import PciDevice
-from gpudoctor.facts.python_env import DmiFacts
+from gpudoctor.facts.platform_model import DmiIdentity
 from gpudoctor.results import Outcome
 from gpudoctor.words import counted
 from gpudoctor_checks import _fixes
@@ -51,7 +51,7 @@ def _not_read(facts: Facts) -> str:
     return "PCI bus not read (sysfs and lspci not collected): `lspci -nnk | grep -iA3 nvidia` lists the GPUs"
 
 
-def _looks_like_vm(dmi: DmiFacts) -> str | None:
+def _looks_like_vm(dmi: DmiIdentity) -> str | None:
     text = dmi.words
     return text if any(v in text.lower() for v in _VM_VENDORS) else None
 

@@ -25,6 +25,9 @@ class Area:
 
 
 AREAS: tuple[Area, ...] = (
+    # Where the machine runs comes first: an instance type short of a GPU, a notebook without a GPU runtime or an
+    # image built for a newer driver explains what every area below it sees.
+    Area("platform", ("PLAT",), "Platform (cloud instance, notebook, container image)"),
     Area("pci", ("PCI",), "PCI bus"),
     Area("driver", ("DRV",), "NVIDIA driver"),
     Area("nvml", ("NVML",), "NVML"),

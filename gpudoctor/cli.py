@@ -12,6 +12,7 @@ import sys
 
 from gpudoctor import __version__
 from gpudoctor.cli_options import (
+    add_cloud_metadata,
     add_generator_target,
     add_output,
     add_probe_options,
@@ -22,8 +23,8 @@ from gpudoctor.cli_options import (
     compute_capability,
     cuda_version,
     driver_version,
-    framework_spec,
     framework_spec_or_none,
+    framework_specs,
     gibibytes,
     input_path,
     positive_int,
@@ -110,6 +111,7 @@ def build_parser() -> argparse.ArgumentParser:
     gates.add_argument("--min-driver", type=driver_version, metavar="VERSION", help="driver at least VERSION")
     gates.add_argument("--cuda", type=cuda_version, metavar="X.Y", help="the driver must be able to run CUDA X.Y")
     add_timeout(check)
+    add_cloud_metadata(check)
     add_probe_options(check)
     add_smoke_options(check, flag=True)
 
@@ -128,6 +130,7 @@ def build_parser() -> argparse.ArgumentParser:
     collect.add_argument("--no-redact", action="store_true", help="keep GPU UUIDs and serial numbers")
     collect.add_argument("--force", action="store_true", help="replace PATH if it exists")
     add_timeout(collect)
+    add_cloud_metadata(collect)
     add_probe_options(collect)
     add_smoke_options(collect, flag=True)
 
@@ -162,6 +165,7 @@ def build_parser() -> argparse.ArgumentParser:
         help="exit 1 on problems only (default) or on warnings too",
     )
     add_timeout(smoke)
+    add_cloud_metadata(smoke)
     add_smoke_options(smoke, flag=False)
 
     topo = commands.add_parser(
@@ -203,10 +207,17 @@ def build_parser() -> argparse.ArgumentParser:
     add_vendor_options(dockerfile, "the Dockerfile")
     dockerfile.add_argument(
         "--framework",
-        type=framework_spec,
-        default=("torch", None),
-        metavar="NAME[==VERSION]",
-        help="torch (default), tensorflow or jax, optionally pinned: torch==2.7",
+        type=framework_specs,
+        default=[("torch", None)],
+        metavar="NAME[==VERSION][,...]",
+        help="torch (default), tensorflow or jax, optionally pinned: torch==2.7; several, comma-separated, for one "
+        "image with all of them (torch,tensorflow,jax): one venv when their CUDA libraries agree, else one each",
+    )
+    dockerfile.add_argument(
+        "--jupyter",
+        action="store_true",
+        help="add JupyterLab as the image's service (non-root, port 8888, a kernel per framework venv; the header "
+        "says how to pass the token)",
     )
     dockerfile.add_argument(
         "--python", type=python_version, metavar="X.Y", help="the Python in the image (default: the base OS's own)"
@@ -298,14 +309,15 @@ def build_parser() -> argparse.ArgumentParser:
         "topic",
         nargs="?",
         metavar="TOPIC",
-        help="driver, torch, tensorflow, cudnn, gpus, jax, cupy, specs, rocm, pcie, xid, health, docker, signatures or "
-        "causes (default: an overview)",
+        help="driver, torch, tensorflow, cudnn, gpus, jax, cupy, specs, rocm, pcie, xid, health, docker, instances, ngc, "
+        "notebooks, signatures or causes (default: an overview)",
     )
     kb.add_argument(
         "item",
         nargs="?",
         metavar="ITEM",
-        help="one entry of the topic, e.g. `gpudoctor kb xid 79`, `gpudoctor kb causes driver-too-old`",
+        help="one entry of the topic, e.g. `gpudoctor kb xid 79`, `gpudoctor kb causes driver-too-old`, "
+        "`gpudoctor kb instances p4d.24xlarge`",
     )
     kb.add_argument("--format", choices=("text", "json"), default="text")
 

@@ -106,6 +106,18 @@ def framework_spec(value: str) -> tuple[str, str | None]:
     return name, version
 
 
+def framework_specs(value: str) -> list[tuple[str, str | None]]:
+    """ "torch,tensorflow==2.20" -> [("torch", None), ("tensorflow", "2.20")]; each framework once."""
+    specs = [framework_spec(part) for part in value.split(",") if part.strip()]
+    if not specs:
+        raise argparse.ArgumentTypeError("name at least one framework: torch, tensorflow or jax")
+    names = [name for name, _ in specs]
+    repeated = sorted({name for name in names if names.count(name) > 1})
+    if repeated:
+        raise argparse.ArgumentTypeError(f"{', '.join(repeated)} named more than once")
+    return specs
+
+
 def framework_spec_or_none(value: str) -> tuple[str, str | None] | None:
     return None if value.strip().lower() == "none" else framework_spec(value)
 
@@ -158,6 +170,15 @@ def add_output(parser: argparse.ArgumentParser, what: str) -> None:
     parser.add_argument("-o", "--output", metavar="FILE", help=f"write {what} to FILE (default: stdout)")
     parser.add_argument("--force", action="store_true", help="replace FILE if it exists")
     parser.add_argument("-v", "--verbose", action="store_true", help="also list every choice and why on stderr")
+
+
+def add_cloud_metadata(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--cloud-metadata",
+        action="store_true",
+        help="also ask the cloud's instance metadata service for the instance type (only where DMI names the "
+        "cloud; one short request, 0.5 s at most). Without it gpudoctor makes no network call",
+    )
 
 
 def add_timeout(parser: argparse.ArgumentParser | argparse._ArgumentGroup) -> None:

@@ -61,6 +61,10 @@ def run_check(spec: CheckSpec, facts: Facts, ctx: CheckContext) -> CheckResult:
             traceback=traceback.format_exc(),
         )
     findings = [f if f.code else dataclasses.replace(f, code=spec.code) for f in outcome.findings]
+    if findings:
+        from gpudoctor.runner_notebook import without_root
+
+        findings = without_root(findings, facts)
     return CheckResult(
         code=spec.code,
         area=spec.area,

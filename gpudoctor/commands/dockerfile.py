@@ -38,10 +38,12 @@ def main(args: argparse.Namespace) -> int:
         refuse_existing(args.output, args.force)  # before collecting, not after
     if wheel_path:
         refuse_existing(wheel_path, args.force)
-    framework, version = args.framework
+    (framework, version), *more = args.framework
     request = DockerfileRequest(
         framework=framework,
         framework_version=version,
+        more_frameworks=tuple(more),
+        jupyter=args.jupyter,
         python=args.python,
         flavor=args.flavor,
         os=args.os,

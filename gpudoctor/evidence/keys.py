@@ -66,6 +66,9 @@ class EvidenceKey(str, enum.Enum):
     MACOS = "macos.json"  # macOS version, chip, whether this process runs under Rosetta
     # Google TPU
     TPU_RUNTIME = "tpu-runtime.json"  # the libtpu lock file, TPU environment
+    # Where the machine runs: cloud instance (DMI, cloud-init), notebook platform, container image
+    PLATFORM = "platform.json"  # DMI identity, cloud-init's instance data, notebook and image marker files
+    CLOUD_METADATA = "cloud-metadata.json"  # the cloud's instance metadata service: only with --cloud-metadata
 
     # A str subclass that prints, formats and hashes as its value, so it can key the evidence dict,
     # appear in JSON and join into text exactly like the file name it stands for.

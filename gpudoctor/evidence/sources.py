@@ -11,7 +11,7 @@ import sys
 from dataclasses import dataclass
 from typing import Callable
 
-from gpudoctor.evidence import scan_amd, scan_macos, scan_tpu, system_scan
+from gpudoctor.evidence import scan_amd, scan_macos, scan_platform, scan_tpu, system_scan
 
 
 @dataclass(frozen=True)
@@ -218,6 +218,16 @@ SOURCES: tuple[Source, ...] = (
         platforms=("linux",),
     ),
     # Collected only when asked for (smoke, check --smoke, collect --smoke): it runs real workloads.
+    # Where it runs: cloud instance, notebook platform, container image (local files only).
+    Source(
+        "platform.json",
+        "json",
+        "DMI identity, cloud-init instance data, notebook and image markers",
+        scan=scan_platform.scan_platform,
+        platforms=("linux",),
+    ),
+    # Asked by the command itself, after the rest, and only with --cloud-metadata (never by plain collection).
+    Source("cloud-metadata.json", "json", "the cloud's instance metadata service (--cloud-metadata)", live=False),
     Source("smoke.json", "json", "smoke workloads: matmul, CNN step, bandwidth, all-reduce (probe)", live=False),
     Source("torch-collect-env.txt", "file", "a pasted `python -m torch.utils.collect_env` report", live=False),
     Source("tensorflow-log.txt", "file", "a pasted TensorFlow log (its GPU library lines)", live=False),

@@ -318,8 +318,12 @@ def scan_driver_libraries(root: str = "/", environ: Mapping[str, str] | None = N
 def scan_environment(environ: Mapping[str, str] | None = None) -> dict[str, object]:
     """GPU-related environment variables from the allow-list; presence only for the sensitive ones."""
     env = os.environ if environ is None else environ
-    values = {name: env[name] for name in ENV_ALLOW if name in env}
-    present = sorted(name for name in ENV_PRESENCE_ONLY if name in env)
+    from gpudoctor.evidence import markers_image, markers_notebook
+
+    allowed = ENV_ALLOW + markers_notebook.ENV_VALUES + markers_image.ENV_VALUES
+    presence = ENV_PRESENCE_ONLY + markers_notebook.ENV_PRESENCE + markers_image.ENV_PRESENCE
+    values = {name: env[name] for name in allowed if name in env}
+    present = sorted(name for name in presence if name in env)
     # Whether each loader-path entry exists can only be seen here, on the machine itself.
     missing = [d for d in env.get("LD_LIBRARY_PATH", "").split(":") if d and not os.path.isdir(d)]
     return {"variables": values, "present": present, "missing_library_dirs": missing}

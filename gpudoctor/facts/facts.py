@@ -55,7 +55,8 @@ if TYPE_CHECKING:
     from gpudoctor.facts.inventory import GpuCensus
     from gpudoctor.facts.kernel_log import KernelLog
     from gpudoctor.facts.kernel_module import LoadedModule
-    from gpudoctor.facts.python_env import DmiFacts, NvmlBindings, TargetPythonFacts
+    from gpudoctor.facts.platform_model import DmiIdentity, PlatformFacts
+    from gpudoctor.facts.python_env import NvmlBindings, TargetPythonFacts
     from gpudoctor.facts.smoke_model import SmokeFacts
     from gpudoctor.facts.topology_model import MachineTopology, NvLinkState, P2PMatrix, TopoMatrix
 
@@ -194,12 +195,16 @@ class Facts(TextFacts, VendorFacts):
         return [d for d in self.pci_devices if d.is_gpu or d.class_code is None]
 
     @cached_property
-    def dmi(self) -> DmiFacts:
-        from gpudoctor.facts.python_env import parse_dmi
+    def platform(self) -> PlatformFacts:
+        """Where this machine runs: the cloud instance and its type, the notebook platform, the container image."""
+        from gpudoctor.facts.platform import platform_facts
 
-        return parse_dmi(self.evidence.json(Ev.PCI_DEVICES.value))
+        return platform_facts(self)
 
-    # --- CUDA, cuDNN, libraries ---------------------------------------------
+    @property
+    def dmi(self) -> DmiIdentity:
+        return self.platform.dmi
+
     @cached_property
     def nvcc(self) -> NvccInfo | None:
         """The nvcc first on PATH: ``nvcc --version``, else what a pasted collect_env report read from it (its

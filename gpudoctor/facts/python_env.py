@@ -1,8 +1,8 @@
 """The Python side of the machine as typed facts: which interpreter was probed and why, the NVML Python
-bindings installed in gpudoctor's own environment, and the DMI identity strings that tell a VM apart.
+bindings installed in gpudoctor's own environment.
 
-Each comes from a small JSON record of the evidence layer (``target-python.json``, ``python-packages.json``,
-the ``dmi`` part of ``pci-devices.json``); here they are narrowed once, so no check reads a raw dict.
+Each comes from a small JSON record of the evidence layer (``target-python.json``, ``python-packages.json``);
+here they are narrowed once, so no check reads a raw dict.
 """
 
 from __future__ import annotations
@@ -83,20 +83,3 @@ def parse_nvml_bindings(data: object) -> NvmlBindings | None:
             )
         )
     return NvmlBindings(tuple(distributions), json_text(data.get("pynvml_module_file")))
-
-
-@dataclass(frozen=True)
-class DmiFacts:
-    """The machine's DMI identity (``/sys/class/dmi/id``): a hypervisor names itself here."""
-
-    sys_vendor: str | None = None
-    product_name: str | None = None
-
-    @property
-    def words(self) -> str:
-        return " ".join(value for value in (self.sys_vendor, self.product_name) if value)
-
-
-def parse_dmi(pci_devices: object) -> DmiFacts:
-    dmi = json_dict(json_dict(pci_devices).get("dmi"))
-    return DmiFacts(json_text(dmi.get("sys_vendor")), json_text(dmi.get("product_name")))

@@ -71,6 +71,7 @@ SETTLING_COMMANDS: dict[EvidenceKey, str] = {
     EvidenceKey.DEVICE_NODES: "ls -l /dev/nvidia*",
     EvidenceKey.TORCH_COLLECT_ENV: "python -m torch.utils.collect_env",
     EvidenceKey.FRAMEWORK_TORCH: "python -m torch.utils.collect_env",
+    EvidenceKey.PLATFORM: "cat /sys/class/dmi/id/sys_vendor /sys/class/dmi/id/product_name",
 }
 
 

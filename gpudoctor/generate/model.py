@@ -58,6 +58,14 @@ class DockerfileRequest:
     # "amd" (or a ROCm version in ``rocm``): a ROCm image; "nvidia": a CUDA one; None: from the machine.
     vendor: str | None = None
     rocm: str | None = None  # "6.2.2": the ROCm to fit instead of the machine's
+    # Further frameworks in the same image ((name, version or None), ...): `--framework torch,tensorflow,jax`.
+    more_frameworks: tuple[tuple[str, str | None], ...] = ()
+    jupyter: bool = False  # JupyterLab as the image's service, a kernel per framework venv
+
+    @property
+    def frameworks(self) -> tuple[tuple[str, str | None], ...]:
+        """Every framework asked for, the first one first."""
+        return ((self.framework, self.framework_version), *self.more_frameworks)
 
 
 @dataclass(frozen=True)

@@ -8,7 +8,7 @@ from __future__ import annotations
 from hypothesis import given
 
 from gpudoctor.facts.framework_model import PythonTarget
-from gpudoctor.facts.python_env import parse_dmi, parse_nvml_bindings, target_python_facts
+from gpudoctor.facts.python_env import parse_nvml_bindings, target_python_facts
 from tests.helpers.strategies import json_like
 
 
@@ -50,16 +50,8 @@ def test_bindings_not_collected_are_none_not_empty() -> None:
     assert empty is not None and empty.distributions == ()
 
 
-def test_dmi_words_name_the_hypervisor() -> None:
-    dmi = parse_dmi({"readable": True, "dmi": {"sys_vendor": "QEMU", "product_name": "Standard PC (Q35 + ICH9, 2009)"}})
-    assert dmi.words == "QEMU Standard PC (Q35 + ICH9, 2009)"
-    assert parse_dmi({"dmi": None}).words == ""
-
-
 @given(json_like())
 def test_garbage_never_raises(value: object) -> None:
     target_python_facts(value, None)
     parse_nvml_bindings(value)
-    parse_dmi(value)
     parse_nvml_bindings({"distributions": value, "pynvml_module_file": value})
-    parse_dmi({"dmi": value})

@@ -1,0 +1,1 @@
+"""Hosted notebook platforms: the GPU comes from the platform's own setting (helper H4)."""
