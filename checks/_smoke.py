@@ -271,8 +271,10 @@ class Link:
     width_now: int | None
     gen_max: int | None
     width_max: int | None
-    source: str  # "nvidia-smi/NVML" or "sysfs"
+    source: str  # "nvidia-smi/NVML", "sysfs", "spec sheet" or "instance type"
     numa_node: int | None = None
+    # Why this link is the one judged against, when it is not the one the evidence read ("instance type").
+    note: str | None = None
 
     @property
     def rate_now(self) -> float | None:

@@ -15,6 +15,7 @@ from gpudoctor.results import Outcome
 from gpudoctor.words import counted
 from gpudoctor_checks import _fixes
 from gpudoctor_checks._cause_fixes import fix_for
+from gpudoctor_checks.platform import judges_instance_gpus, type_words
 
 _VM_VENDORS = (
     "qemu",
@@ -56,6 +57,26 @@ def _looks_like_vm(dmi: DmiIdentity) -> str | None:
     return text if any(v in text.lower() for v in _VM_VENDORS) else None
 
 
+def _type_without_gpus(facts: Facts) -> tuple[str, Fix] | None:
+    """(the message's detail, the fix) on a cloud instance whose type has no GPU; None elsewhere."""
+    from gpudoctor.kb.cloud_instances import gpu_type_suggestions, has_gpus
+
+    cloud = facts.platform.cloud
+    if cloud is None or not cloud.instance_type:
+        return None
+    gpus = has_gpus(cloud.provider, cloud.instance_type)
+    if gpus is True:
+        return None
+    words = type_words(cloud)
+    picks = gpu_type_suggestions(cloud.provider)[:3]
+    choice = f", e.g. {'; '.join(picks)}" if picks else " (`gpudoctor kb instances` lists them)"
+    if gpus is None:
+        # A family gpudoctor cannot place (GCP's N1 takes attached GPUs): the choices, without a verdict.
+        return f" ({words})", Fix(f"Pick a GPU type, or attach GPUs where {cloud.provider_name} allows it{choice}.")
+    # No driver, container flag or passthrough gives a GPU to a type that has none: only another type does.
+    return f" ({words}, an instance type without GPUs)", Fix(f"{words} has no GPU: pick a GPU type{choice}.")
+
+
 @check("PCI001", area="pci", title="NVIDIA GPU on the PCI bus")
 def gpu_on_bus(facts: Facts, ctx: CheckContext) -> Outcome:
     """What it checks: whether an NVIDIA display or 3D controller is on the PCI bus, read from sysfs (and
@@ -66,9 +87,12 @@ def gpu_on_bus(facts: Facts, ctx: CheckContext) -> Outcome:
     container started with GPU access). In a container it is the one verdict on "no GPU reachable from
     here" (ENV004 defers to it), so the device nodes that happen to exist do not change the report.
 
-    How to fix: on a cloud VM, pick a GPU instance type; on a hypervisor, pass the GPU through to the VM;
-    in a container, start it with GPU access (`docker run --gpus all ...`); on bare metal, reseat the card
-    and check its power cables.
+    On a cloud instance whose type has GPUs PLAT002 judges them (and names a missing one); on a hosted notebook
+    platform PLAT010 judges its GPU setting.
+
+    How to fix: on a cloud VM, pick a GPU instance type (on a type without GPUs the fix names some); on a
+    hypervisor, pass the GPU through to the VM; in a container, start it with GPU access
+    (`docker run --gpus all ...`); on bare metal, reseat the card and check its power cables.
     """
     if facts.container.wsl and facts.container.wsl_version == 2:
         return not_applicable("WSL2 exposes the GPU through /dev/dxg, not the PCI bus")
@@ -103,6 +127,12 @@ def gpu_on_bus(facts: Facts, ctx: CheckContext) -> Outcome:
             f"({counted(len(others), 'device')}): their own checks cover them",
             data={"count": 0, "other_accelerators": len(others)},
         )
+    notebook = facts.platform.notebook
+    if notebook is not None:
+        # The GPU of a hosted notebook comes from the platform's own setting, not from a machine's bus.
+        return not_applicable(f"{notebook.name} is a notebook platform: PLAT010 judges its GPU setting", {"count": 0})
+    if judges_instance_gpus(facts):
+        return not_applicable("PLAT002 judges this instance's GPUs", {"count": 0})
     where = "this machine"
     cause = "no-nvidia-gpu"
     fix = Fix(
@@ -117,6 +147,9 @@ def gpu_on_bus(facts: Facts, ctx: CheckContext) -> Outcome:
     detail = (
         f" (a virtual machine: {vm.strip()} — no GPU passed through)" if vm and not facts.container.in_container else ""
     )
+    without = _type_without_gpus(facts)
+    if without is not None:
+        detail, fix, cause = *without, "no-nvidia-gpu"
     return warning(
         f"No GPU or TPU on the PCI bus of {where}{detail}: no NVIDIA, AMD or Intel GPU, no Google TPU",
         fix=fix,

@@ -10,7 +10,7 @@ from gpudoctor.facts.environment import resolve_visible_devices
 from gpudoctor.facts.facts import Facts
 from gpudoctor.facts.smoke_model import CnnResult, MatmulResult, SmokeFacts
 from gpudoctor.results import Outcome
-from gpudoctor_checks import _smoke
+from gpudoctor_checks import _smoke, _smoke_instance
 from gpudoctor_checks._frameworks import gpu_names, gpus_present, python_words
 from gpudoctor_checks._smoke import best, device_words, number, one_line, times
 from gpudoctor_checks._smoke import finding as _finding
@@ -255,7 +255,10 @@ def acceleration_real(facts: Facts, ctx: CheckContext) -> Outcome:
         data["cnn_speedup"] = round(ratio, 2)
         parts.append(f"CNN step {times(ratio)}" + (f" ({acc_cnn.precision})" if acc_cnn.precision != "fp32" else ""))
     where = device_words(smoke, lead.device)
-    if findings:
+    other_model = _smoke_instance.type_model_note(facts, smoke, lead.device)
+    if other_model is not None:
+        findings.append(other_model)
+    if findings and findings[0].severity is not Severity.INFO:
         return Outcome(findings[0].message, findings, data)
     if parts:
         summary = f"Acceleration confirmed on {where}: " + ", ".join(parts)

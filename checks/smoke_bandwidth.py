@@ -9,7 +9,7 @@ from gpudoctor.facts.facts import Facts
 from gpudoctor.facts.predicates import gen_below_best, lanes_below_best
 from gpudoctor.facts.smoke_model import BandwidthResult, SmokeFacts
 from gpudoctor.results import Outcome
-from gpudoctor_checks import _smoke
+from gpudoctor_checks import _smoke, _smoke_instance
 from gpudoctor_checks._smoke import BELOW_SPEC, device_words, number, one_line, percent
 from gpudoctor_checks._smoke import finding as _finding
 from gpudoctor_checks._smoke_causes import numa_hint
@@ -21,7 +21,7 @@ def _link_findings(
     found = _smoke.device(smoke, device_id)
     # The link as the evidence saw it; without it (only the plain table, say) the link the product is built
     # for, which is what it should have trained to.
-    link = _smoke.link_or_spec(facts, found)
+    link = _smoke_instance.link_to_judge(facts, found)
     where = device_words(smoke, device_id)
     best = max(pinned, key=lambda r: r.gbps or 0.0)
     best_gbps = best.gbps or 0.0  # the rows passed in all measured a rate
@@ -110,6 +110,8 @@ def _link_findings(
                 f"({number(full, 'GB/s')})"
             )
         message += ". Likely: " + "; ".join(causes)
+        if link.note:
+            message += f" ({link.note})"
         fix = Fix(
             "Reseat the card in a full x16 slot (no riser), set the slot to its full PCIe generation in the "
             "BIOS, and keep the work on the GPU's NUMA node; then check the link under load.",
@@ -121,6 +123,8 @@ def _link_findings(
         built = (
             "; the link as trained is not in the evidence, so this is the link the product is built for"
             if link.source == "spec sheet"
+            else f"; {link.note}"
+            if link.note
             else ""
         )
         findings.insert(

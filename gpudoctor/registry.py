@@ -23,6 +23,10 @@ ENTRY_POINT_GROUP = "gpudoctor.checks"
 BUILTIN_PACKAGE = "gpudoctor_checks"
 BUILTIN_ORDER = (
     "collection",
+    "platform",
+    "platform_links",
+    "platform_notebook",
+    "platform_image",
     "pci",
     "driver",
     "nvml",
@@ -40,6 +44,7 @@ BUILTIN_ORDER = (
     "tpu",
     "environment",
     "frameworks",
+    "frameworks_agree",
     "pytorch",
     "tensorflow",
     "jax_cupy",

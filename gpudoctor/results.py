@@ -311,6 +311,18 @@ class FactsSeen(TypedDict):
     cudnn_versions: list[str]
 
 
+class PlatformSummary(TypedDict):
+    """Where the machine runs: its cloud instance and what its type should have, the notebook platform, the
+    container image; a value is None where it is not known."""
+
+    provider: Optional[str]  # "aws"
+    provider_name: Optional[str]  # "AWS"
+    instance_type: Optional[str]  # "g5.xlarge"
+    expected: Optional[str]  # what the type should show: "1× NVIDIA A10G 24 GB"; None when the kb lacks the type
+    notebook: Optional[str]  # "Google Colab"
+    image: Optional[str]  # "NGC PyTorch 24.01"
+
+
 class MachineSummary(TypedDict, total=False):
     """The machine in a few values; every key is optional (a snapshot may lack any of them)."""
 
@@ -330,6 +342,7 @@ class MachineSummary(TypedDict, total=False):
     wsl: Union[int, str, None]
     collect_duration_s: Optional[float]
     python: Optional[PythonSummary]
+    platform: Optional[PlatformSummary]  # None: nothing says it is a cloud instance, a notebook or a known image
     # Every version and GPU name the evidence states, structured sources first, then free text (facts.stated).
     facts_seen: FactsSeen
     error: str  # building the summary failed: the checks already say why

@@ -8,7 +8,12 @@ import time
 from typing import TYPE_CHECKING
 
 from gpudoctor.commands.common import guarded
-from gpudoctor.commands.live import collect_while_importing, run_smoke_until_signal, target_python
+from gpudoctor.commands.live import (
+    ask_cloud_metadata_if_asked,
+    collect_while_importing,
+    run_smoke_until_signal,
+    target_python,
+)
 from gpudoctor.commands.report import build_report, emit_report, mark_interrupted
 
 if TYPE_CHECKING:
@@ -55,6 +60,8 @@ def main(args: argparse.Namespace) -> int:
                 args.format,
             )
         interrupted_by = interruption.signal
+        if interrupted_by is None:
+            ask_cloud_metadata_if_asked(evidence, args)  # live only: a snapshot is never asked for more
         collect_s = time.perf_counter() - started
         if args.smoke and interrupted_by is None:
             smoke_item, interrupted_by = run_smoke_until_signal(args, show_progress=args.format == "text")

@@ -8,7 +8,7 @@ import sys
 import time
 
 from gpudoctor.commands.common import guarded
-from gpudoctor.commands.live import run_smoke_until_signal, target_python
+from gpudoctor.commands.live import ask_cloud_metadata_if_asked, run_smoke_until_signal, target_python
 from gpudoctor.results import EXIT_OK
 
 
@@ -36,6 +36,7 @@ def main(args: argparse.Namespace) -> int:
         # A snapshot missing sources would be diagnosed elsewhere as if they had failed here: none is written.
         sys.stderr.write(f"gpudoctor: collection was interrupted by {interruption.signal.name}; {path} not written\n")
         return 128 + int(interruption.signal)
+    ask_cloud_metadata_if_asked(evidence, args)
     if args.smoke:
         smoke_item, smoke_signal = run_smoke_until_signal(args, show_progress=True)
         if smoke_signal == signal.SIGTERM:  # Ctrl-C keeps what finished (the item says it was interrupted)

@@ -101,3 +101,27 @@ def run_smoke_until_signal(args: argparse.Namespace, show_progress: bool) -> tup
             for signum, handler in previous.items():
                 signal.signal(signum, handler)
     return item, (received[0] if received else None)
+
+
+def ask_cloud_metadata_if_asked(
+    evidence: Evidence, args: argparse.Namespace, environ: dict[str, str] | None = None
+) -> EvidenceItem | None:
+    """With ``--cloud-metadata``, ask the metadata service of the cloud that DMI (or cloud-init) names, and add
+    what it said to ``evidence``; the item added, or None without the flag (then nothing is sent anywhere).
+
+    Only after live collection: the provider is decided by the facts, and a service gpudoctor does not know (or
+    no cloud at all) is never guessed at: the item then says why nothing was sent.
+    """
+    if not getattr(args, "cloud_metadata", False):
+        return None
+    from gpudoctor.evidence.cloud_metadata import PROVIDERS, ask_cloud_metadata, not_asked_item
+    from gpudoctor.facts.facts import Facts
+
+    cloud = Facts(evidence).platform.cloud
+    if cloud is None or cloud.provider not in PROVIDERS:
+        named = f" ({cloud.provider_name})" if cloud is not None else ""
+        item = not_asked_item(f"DMI names no cloud whose metadata service gpudoctor knows{named}; nothing was sent")
+    else:
+        item = ask_cloud_metadata(cloud.provider, environ=environ)
+    evidence.add(item)
+    return item

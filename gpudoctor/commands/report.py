@@ -14,6 +14,7 @@ from gpudoctor.results import (
     FactsSeen,
     GpuRecord,
     MachineSummary,
+    PlatformSummary,
     PythonSummary,
     Report,
     ReportSource,
@@ -103,6 +104,26 @@ def machine_summary(facts: Facts, collect_s: float | None) -> MachineSummary:
         "wsl": container.wsl_version if container.wsl else None,
         "collect_duration_s": round(collect_s, 3) if collect_s is not None else None,
         "python": _python_summary(facts),
+        "platform": _platform_summary(facts),
+    }
+
+
+def _platform_summary(facts: Facts) -> PlatformSummary | None:
+    """Where the machine runs, for the header's machine line: "AWS g5.xlarge: 1× NVIDIA A10G 24 GB expected"."""
+    from gpudoctor.kb.cloud_instances import instance_type
+
+    platform = facts.platform
+    cloud, notebook, image = platform.cloud, platform.notebook, platform.image
+    if cloud is None and notebook is None and image is None:
+        return None
+    row = instance_type(cloud.provider, cloud.instance_type) if cloud is not None and cloud.instance_type else None
+    return {
+        "provider": cloud.provider if cloud else None,
+        "provider_name": cloud.provider_name if cloud else None,
+        "instance_type": cloud.instance_type if cloud else None,
+        "expected": row.expected if row is not None and row.gpu_count > 0 else None,
+        "notebook": notebook.name if notebook else None,
+        "image": image.name if image else None,
     }
 
 

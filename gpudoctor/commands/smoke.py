@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 
 from gpudoctor.commands.common import guarded, refuse_existing
-from gpudoctor.commands.live import run_smoke_until_signal
+from gpudoctor.commands.live import ask_cloud_metadata_if_asked, run_smoke_until_signal
 from gpudoctor.commands.report import build_report, emit_report, mark_interrupted
 
 
@@ -17,6 +17,7 @@ def main(args: argparse.Namespace) -> int:
     if args.junit_xml:
         refuse_existing(args.junit_xml, args.force)  # before the work, not after it
     evidence = collect(timeout=args.timeout)
+    ask_cloud_metadata_if_asked(evidence, args)
     # Ctrl-C and SIGTERM stop the workloads; the report of what finished is still shown, with the signal's code.
     item, interrupted_by = run_smoke_until_signal(args, show_progress=args.format == "text")
     evidence.add(item)

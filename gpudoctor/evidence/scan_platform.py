@@ -61,7 +61,30 @@ def scan_cloud_init(root: str = "/") -> dict[str, object] | None:
     if not isinstance(v1, dict):
         return {"error": "no v1 section"}
     keep = ("cloud_name", "cloud_id", "platform", "subplatform", "instance_type", "region", "availability_zone")
-    return {key: v1.get(key) for key in keep if isinstance(v1.get(key), str)}
+    found: dict[str, object] = {key: v1.get(key) for key in keep if isinstance(v1.get(key), str)}
+    instance_type = _crawled_instance_type(data.get("ds"))
+    if "instance_type" not in found and instance_type:
+        found["instance_type"] = instance_type
+    return found
+
+
+def _crawled_instance_type(ds: object) -> str | None:
+    """The instance type in what the datasource crawled (``ds.meta_data``): v1 has no standard key for it.
+
+    EC2 keeps IMDS's ``instance-type`` (cloud-init's instance-data example shows it as ``instance_type``); Azure
+    keeps the IMDS answer under ``imds`` (cloudinit/sources/DataSourceAzure.py), whose ``compute.vmSize`` is the
+    VM size.
+    """
+    meta = ds.get("meta_data") if isinstance(ds, dict) else None
+    if not isinstance(meta, dict):
+        return None
+    for key in ("instance-type", "instance_type"):
+        if isinstance(meta.get(key), str):
+            return str(meta[key])
+    imds = meta.get("imds")
+    compute = imds.get("compute") if isinstance(imds, dict) else None
+    size = compute.get("vmSize") if isinstance(compute, dict) else None
+    return size if isinstance(size, str) else None
 
 
 def scan_platform(root: str = "/") -> dict[str, object]:

@@ -183,12 +183,20 @@ def _texts(item: EvidenceItem) -> Iterator[str]:
         yield item.stderr
 
 
+def evidence_texts(evidence: Evidence) -> Iterator[tuple[str, str]]:
+    """(source name, text) for every free text of the evidence: outputs, stderr, the string values of JSON records;
+    env.json left out (variable values, not messages: a path holding "cuda" is not an error text) and a paste's
+    sections too (they are read as the whole paste)."""
+    for name, item in evidence.items.items():
+        if name == EvidenceKey.ENV:
+            continue
+        for text in _texts(item):
+            yield name, text
+
+
 def scan_evidence(evidence: Evidence) -> tuple[SignatureMatch, ...]:
     """Every signature found in every text of the evidence; the same signature once per source."""
     found: list[SignatureMatch] = []
-    for name, item in evidence.items.items():
-        if name == EvidenceKey.ENV:
-            continue  # variable values, not messages: a path holding "cuda" is not an error text
-        for text in _texts(item):
-            found.extend(scan_text(text, name))
+    for name, text in evidence_texts(evidence):
+        found.extend(scan_text(text, name))
     return tuple(found)

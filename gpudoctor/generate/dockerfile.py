@@ -87,7 +87,13 @@ def generate_dockerfile(request: DockerfileRequest) -> GeneratedFile:
     _check_request(request)
     from gpudoctor.generate.dockerfile_rocm import rocm_dockerfile, wants_rocm
 
+    # Several frameworks or --jupyter: dockerfile_multi (one framework without --jupyter never goes there).
+    multi = bool(request.more_frameworks) or request.jupyter
     if wants_rocm(request):
+        if multi:
+            from gpudoctor.generate.dockerfile_multi import refuse_rocm
+
+            raise refuse_rocm(request)
         return rocm_dockerfile(request)
     if not request.cpu and isinstance(given_driver, str) and re.fullmatch(r"\s*\d{2,4}\s*", given_driver):
         # A bare branch would otherwise read as no driver at all ("unknown"); the CLI resolves it before this.
@@ -98,6 +104,10 @@ def generate_dockerfile(request: DockerfileRequest) -> GeneratedFile:
             f"driver {said(given_driver)} is a branch, not a release like 550.54.15",
             f"--for-driver {oldest or '550.54.15'}",
         )
+    if multi:
+        from gpudoctor.generate.dockerfile_multi import multi_dockerfile
+
+        return multi_dockerfile(request, _apt_steps)
     if request.cpu:
         return _cpu_dockerfile(request)
     if request.os is not None:

@@ -21,6 +21,9 @@ from gpudoctor.kb.describe_hardware import (
     xid_item,
     xid_table,
 )
+from gpudoctor.kb.describe_instances import instances_item, instances_table
+from gpudoctor.kb.describe_ngc import ngc_item, ngc_table
+from gpudoctor.kb.describe_notebooks import notebook_item, notebooks_table
 from gpudoctor.kb.describe_rocm import rocm_table
 from gpudoctor.kb.describe_software import (
     cudnn_table,
@@ -50,6 +53,9 @@ TOPICS = (
     "signatures",
     "causes",
     "rocm",
+    "instances",
+    "ngc",
+    "notebooks",
 )
 _ALIASES = {
     "amd": "rocm",
@@ -76,7 +82,7 @@ _ALIASES = {
     "cause": "causes",
 }
 # Topics that take one item after them (``gpudoctor kb xid 79``).
-_ITEM_TOPICS = ("xid", "signatures", "causes")
+_ITEM_TOPICS = ("xid", "signatures", "causes", "instances", "ngc", "notebooks")
 
 
 # --------------------------------------------------------------------------- overview
@@ -118,6 +124,9 @@ _RENDERERS: dict[str, Callable[[], list[str]]] = {
     "docker": docker_table,
     "signatures": signatures_table,
     "causes": causes_table,
+    "instances": instances_table,
+    "ngc": ngc_table,
+    "notebooks": notebooks_table,
 }
 
 
@@ -141,7 +150,14 @@ def render_kb_text(info: dict[str, Any] | None = None, topic: str | None = None,
                 raise KnowledgeError(
                     f"knowledge-base topic {name!r} takes no argument (only: {', '.join(_ITEM_TOPICS)})"
                 )
-            item_renderer = {"xid": xid_item, "signatures": signature_item, "causes": cause_item}[name]
+            item_renderer = {
+                "xid": xid_item,
+                "signatures": signature_item,
+                "causes": cause_item,
+                "instances": instances_item,
+                "ngc": ngc_item,
+                "notebooks": notebook_item,
+            }[name]
             return "\n".join(item_renderer(str(item).strip())).rstrip() + "\n"
         return "\n".join(renderer()).rstrip() + "\n"
     return "\n".join(_overview(info if isinstance(info, dict) else loading.kb_info())).rstrip() + "\n"

@@ -14,6 +14,7 @@ names, optionally followed by a memory size ("Tesla V100-SXM2-32GB"); "H100 NVL"
 from __future__ import annotations
 
 import functools
+import math
 import re
 from dataclasses import dataclass
 from typing import Any
@@ -228,7 +229,7 @@ def _gen_number(gen: object) -> int | None:
     if isinstance(gen, int):
         return gen
     if isinstance(gen, float):
-        return int(gen) if gen == gen and gen == int(gen) else None
+        return int(gen) if math.isfinite(gen) and gen == int(gen) else None
     if isinstance(gen, str):
         match = re.fullmatch(r"\s*(?:pcie\s*)?(?:gen\s*)?(\d{1,2})(?:\.0)?\s*", gen, re.IGNORECASE)
         return int(match.group(1)) if match else None

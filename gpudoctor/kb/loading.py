@@ -23,9 +23,15 @@ DATA_FILES = (
     "rocm_targets.json",
     "rocm_wheels.json",
     "rocm_images.json",
+    "rocm_driver_compat.json",
     "rocm_install.json",
     "gpu_specs_amd.json",
     "intel_xpu.json",
+    "cloud_instances.json",
+    "cloud_providers.json",
+    "notebook_platforms.json",
+    "ngc_containers.json",
+    "pip_pins.json",
 )
 
 # What each file holds, in a line (for ``gpudoctor kb``).
@@ -45,10 +51,16 @@ DESCRIPTIONS = {
     "rocm_targets": "AMD gfx targets: family, products, support per ROCm release, PyTorch wheel targets, overrides",
     "rocm_wheels": "PyTorch's ROCm wheels: the ROCm variants each release publishes, and their index",
     "rocm_images": "rocm/dev-ubuntu image tags AMD builds, per ROCm release and Ubuntu",
+    "rocm_driver_compat": "AMD GPU Driver (amdgpu) release -> the ROCm user space it supports; module versions mapped",
     "rocm_install": "ROCm install steps: repo.radeon.com repositories, signing key, amdgpu-install packages",
     "gpu_specs_amd": "AMD GPU spec sheets (merged into gpu_specs): memory, bandwidth, peak TFLOP/s, PCIe",
     "intel_xpu": "Intel GPUs: PyTorch's XPU wheel index, validated GPUs and OSes, Level Zero packages",
     "pcie": "PCIe generations: transfer rate, encoding, GB/s per lane and per x16 link, per direction",
+    "cloud_instances": "Cloud GPU instance types: GPUs, memory, interconnect, network, GPU images",
+    "cloud_providers": "Clouds and how each names itself in DMI and cloud-init",
+    "notebook_platforms": "Hosted notebook platforms: markers, the platform's own way to a GPU",
+    "ngc_containers": "NGC framework containers: CUDA, the driver each release needs, forward-compat branches",
+    "pip_pins": "CUDA-library pins (nvidia-* Requires-Dist) of each framework build; JupyterLab/ipykernel per Python",
 }
 
 
@@ -145,6 +157,18 @@ def _count_rows(data: dict[str, Any], stem: str) -> dict[str, int]:
         rows = [row for row in raw if isinstance(row, dict)]
         published = sum(1 for row in rows if row.get("confidence") == "published")
         return {"cuda_releases": len(rows), "published": published, "secondary": len(rows) - published}
+    if stem == "cloud_instances":
+        return {key: size(data.get(key)) for key in ("instances", "series", "images")}
+    if stem == "cloud_providers":
+        return {"providers": size(data.get("providers"))}
+    if stem == "notebook_platforms":
+        return {"platforms": size(data.get("platforms"))}
+    if stem == "ngc_containers":
+        return {"releases": size(data.get("releases"))}
+    if stem == "rocm_driver_compat":
+        return {"drivers": size(data.get("matrix")), "module_versions": size(data.get("module_versions"))}
+    if stem == "pip_pins":
+        return {"builds": size(data.get("builds"))}
     return {}
 
 

@@ -151,14 +151,39 @@ def accelerators_text(machine: MachineSummary) -> str | None:
     return text
 
 
-def machine_summary_parts(machine: MachineSummary) -> list[str]:
-    """Short phrases about the machine, for whichever keys are present."""
+def platform_text(machine: MachineSummary) -> str | None:
+    """'AWS g5.xlarge: 1× NVIDIA A10G 24 GB expected, Google Colab, image NGC PyTorch 24.01': where the machine
+    runs, from the summary's ``platform`` record; None when it has none.  A report read back from JSON may hold
+    anything there: only strings are shown (every renderer escapes the text it prints)."""
+    record = machine.get("platform")
+    if not isinstance(record, dict):
+        return None
+
+    def text(key: str) -> str | None:
+        value = record.get(key)
+        return value if isinstance(value, str) and value.strip() else None
+
     parts = []
+    cloud = " ".join(v for v in (text("provider_name") or text("provider"), text("instance_type")) if v)
+    if cloud:
+        expected = text("expected")
+        parts.append(f"{cloud}: {expected} expected" if expected and text("instance_type") else cloud)
+    if text("notebook"):
+        parts.append(str(text("notebook")))
+    if text("image"):
+        parts.append(f"image {text('image')}")
+    return ", ".join(parts) or None
+
+
+def machine_summary_parts(machine: MachineSummary) -> list[str]:
+    """Short phrases about the machine, for whichever keys are present: where it runs first."""
+    where = platform_text(machine)
+    parts = [where] if where else []
     others = accelerators_text(machine)
     gpus = machine.get("gpus")
     # A machine whose accelerators are all another vendor's says what it has, not "no NVIDIA GPUs".
     if others and not (isinstance(gpus, list) and gpus):
-        return [others]
+        return [*parts, others]
     if "gpus" in machine and isinstance(machine["gpus"], list):
         text = gpu_names_text(machine["gpus"], machine.get("gpus_known", True))
         if not machine["gpus"] and machine.get("accelerators") == [] and machine.get("gpus_on_bus") == 0:
@@ -215,6 +240,9 @@ def machine_detail_lines(machine: MachineSummary) -> list[tuple[str, str]]:
         on_bus = machine.get("gpus_on_bus")
         text = str(on_bus) if on_bus is not None else "not known (the PCI bus was not read)"
         details.append(("NVIDIA GPUs on the PCI bus", text))
+    where = platform_text(machine)
+    if where:
+        details.append(("Runs on", where))
     if machine.get("container"):
         details.append(("Container", str(machine["container"])))
     wsl = machine.get("wsl")
@@ -239,6 +267,7 @@ def machine_detail_lines(machine: MachineSummary) -> list[tuple[str, str]]:
         "error",
         "accelerators",
         "accelerator_stacks",
+        "platform",
     }
     for key, value in dict(machine).items():
         if key in known or value is None:

@@ -63,6 +63,7 @@ def test_codes_are_unique_and_stable_families():
         "XPU",
         "MPS",
         "TPU",
+        "PLAT",
     }
 
 
