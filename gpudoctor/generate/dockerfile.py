@@ -40,7 +40,7 @@ import string
 
 from gpudoctor.generate.dockerfile_base import choose_base_image
 from gpudoctor.generate.dockerfile_builds import Build, choose_build
-from gpudoctor.generate.dockerfile_fields import WRAP, build_fields, comment_lines, load_template, tail_words
+from gpudoctor.generate.dockerfile_fields import build_fields, choice_lines, load_template, tail_words
 from gpudoctor.generate.dockerfile_preflight import (
     PREFLIGHT_MODES,
     check_preflight_python,
@@ -55,7 +55,7 @@ from gpudoctor.generate.dockerfile_python import (
     DEADSNAKES_PYTHONS,
     OS_ORDER,
     OS_PYTHON,
-    PythonChoice,
+    apt_steps,
     python_for_os,
     said,
 )
@@ -107,7 +107,7 @@ def generate_dockerfile(request: DockerfileRequest) -> GeneratedFile:
     if multi:
         from gpudoctor.generate.dockerfile_multi import multi_dockerfile
 
-        return multi_dockerfile(request, _apt_steps)
+        return multi_dockerfile(request)
     if request.cpu:
         return _cpu_dockerfile(request)
     if request.os is not None:
@@ -201,7 +201,7 @@ def _cuda_dockerfile(request: DockerfileRequest, os_token: str) -> GeneratedFile
     choices = (driver_choice, os_choice, base, build.choice, python.choice, source_choice(request), preflight)
     fields = _common_fields(request, build, choices, preflight.chosen, base.chosen)
     fields["preflight_block"] = preflight_block(request, python.version)
-    fields["apt_steps"] = _apt_steps(request, python)
+    fields["apt_steps"] = apt_steps(request, python)
     fields["python_bin"] = python.binary
     text = string.Template(load_template("Dockerfile.cuda.tmpl")).substitute(fields)
     return GeneratedFile(text=text, choices=choices, kind="dockerfile")
@@ -238,25 +238,6 @@ def _common_fields(
     request: DockerfileRequest, build: Build, choices: tuple[Choice, ...], command: str, image: str
 ) -> dict[str, str]:
     return {"header": _header(request, choices), **build_fields(request, build, command, image)}
-
-
-def _apt_steps(request: DockerfileRequest, python: PythonChoice) -> str:
-    packages = ["ca-certificates", python.binary, f"{python.binary}-venv"]
-    if request.flavor == "devel":  # a compiler and Python headers to build CUDA extensions with nvcc
-        packages += ["build-essential", f"{python.binary}-dev"]
-    lines = []
-    if python.deadsnakes:
-        # add-apt-repository fetches the PPA's signing key over HTTPS from Launchpad (gpg-agent stores it).
-        lines += [
-            "    && apt-get install -y --no-install-recommends software-properties-common gpg-agent \\",
-            "    && add-apt-repository -y ppa:deadsnakes/ppa \\",
-            "    && apt-get update \\",
-        ]
-    install = f"    && apt-get install -y --no-install-recommends {' '.join(packages)} \\"
-    if len(install) > WRAP:
-        install = f"    && apt-get install -y --no-install-recommends \\\n        {' '.join(packages)} \\"
-    lines.append(install)
-    return "".join(line + "\n" for line in lines)
 
 
 # --------------------------------------------------------------------------- header
@@ -307,13 +288,6 @@ def _header(request: DockerfileRequest, choices: tuple[Choice, ...]) -> str:
         "#",
         "# What was chosen and why:",
     ]
-    if request.target.compute_capabilities and not request.cpu:
-        names = ", ".join(request.target.gpu_names) or "GPUs"
-        lines += comment_lines(
-            f"- GPUs: {names} (compute capability {', '.join(request.target.compute_capabilities)})", "# ", "#     "
-        )
-    for choice in choices:
-        lines += comment_lines(f"- {choice.what}: {choice.chosen}", "# ", "#     ")
-        lines += comment_lines(choice.why, "#     ", "#     ")
+    lines += choice_lines(request, choices)
     # Every value was checked at the boundary (inputs.safe_request); no line of the header can end early anyway.
     return "\n".join(comment_safe(line.rstrip(), 1000) for line in lines)

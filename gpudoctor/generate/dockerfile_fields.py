@@ -8,9 +8,8 @@ import shlex
 import textwrap
 
 from gpudoctor.generate.dockerfile_builds import Build
-from gpudoctor.generate.model import DockerfileRequest
-
-WRAP = 116
+from gpudoctor.generate.dockerfile_python import WRAP
+from gpudoctor.generate.model import Choice, DockerfileRequest
 
 
 def load_template(name: str) -> str:
@@ -62,6 +61,20 @@ def comment_lines(text: str, first: str, rest: str) -> list[str]:
     return textwrap.wrap(
         text, width=WRAP, initial_indent=first, subsequent_indent=rest, break_long_words=False, break_on_hyphens=False
     ) or [first.rstrip()]
+
+
+def choice_lines(request: DockerfileRequest, choices: tuple[Choice, ...]) -> list[str]:
+    """The header's "What was chosen and why" lines: the GPUs it was fitted to, then each choice and its reason."""
+    lines: list[str] = []
+    if request.target.compute_capabilities and not request.cpu:
+        gpus = ", ".join(request.target.gpu_names) or "GPUs"
+        lines += comment_lines(
+            f"- GPUs: {gpus} (compute capability {', '.join(request.target.compute_capabilities)})", "# ", "#     "
+        )
+    for choice in choices:
+        lines += comment_lines(f"- {choice.what}: {choice.chosen}", "# ", "#     ")
+        lines += comment_lines(choice.why, "#     ", "#     ")
+    return lines
 
 
 def tail_words(request: DockerfileRequest) -> list[str]:

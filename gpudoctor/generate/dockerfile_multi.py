@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import re
 import string
-from collections.abc import Callable
 
 from gpudoctor.generate.dockerfile_base import choose_base_image
 from gpudoctor.generate.dockerfile_builds import Build
@@ -43,7 +42,7 @@ from gpudoctor.generate.dockerfile_python import (
     CPU_PYTHONS,
     OS_ORDER,
     OS_PYTHON,
-    PythonChoice,
+    apt_steps,
     python_for_os,
     said,
 )
@@ -51,7 +50,6 @@ from gpudoctor.generate.model import GENERATOR_FRAMEWORKS, Choice, DockerfileReq
 
 # The apt lines that install the image's Python: the single-framework generator's, handed in by its dispatch (so
 # this module never imports that one, which imports this).
-AptSteps = Callable[[DockerfileRequest, PythonChoice], str]
 
 _VERSION_RE = re.compile(r"\d{1,3}(\.\d{1,4}){0,3}")
 
@@ -67,11 +65,11 @@ def refuse_rocm(request: DockerfileRequest) -> GenerationRefused:
     )
 
 
-def multi_dockerfile(request: DockerfileRequest, apt_steps: AptSteps) -> GeneratedFile:
+def multi_dockerfile(request: DockerfileRequest) -> GeneratedFile:
     """The Dockerfile for several frameworks and/or JupyterLab, or GenerationRefused with the nearest request."""
     _check(request)
     if request.cpu:
-        return _dockerfile(request, None, apt_steps)
+        return _dockerfile(request, None)
     if request.os is not None:
         token = str(request.os).strip().lower()
         if token not in OS_PYTHON:
@@ -79,11 +77,11 @@ def multi_dockerfile(request: DockerfileRequest, apt_steps: AptSteps) -> Generat
                 f"base OS {said(request.os)} is not one gpudoctor writes Dockerfiles for: {', '.join(OS_ORDER)}",
                 f"--os {OS_ORDER[0]}",
             )
-        return _dockerfile(request, token, apt_steps)
+        return _dockerfile(request, token)
     refusals: list[GenerationRefused] = []
     for os_token in OS_ORDER:
         try:
-            return _dockerfile(request, os_token, apt_steps)
+            return _dockerfile(request, os_token)
         except GenerationRefused as refusal:
             refusals.append(refusal)
     # As for one framework: a refusal naming another OS says nothing new when every OS was tried.
@@ -127,7 +125,7 @@ def _base(request: DockerfileRequest, builds: list[Build], driver: str | None, o
     return Choice("base image", newest.chosen, why)
 
 
-def _dockerfile(request: DockerfileRequest, os_token: str | None, apt_steps: AptSteps) -> GeneratedFile:
+def _dockerfile(request: DockerfileRequest, os_token: str | None) -> GeneratedFile:
     from gpudoctor import kb
 
     text = request.target.driver_version

@@ -7,7 +7,7 @@ from __future__ import annotations
 import shlex
 
 from gpudoctor.generate.dockerfile_builds import Build
-from gpudoctor.generate.dockerfile_fields import comment_lines, tail_words
+from gpudoctor.generate.dockerfile_fields import choice_lines, comment_lines, tail_words
 from gpudoctor.generate.dockerfile_jupyter import jupyter_header
 from gpudoctor.generate.dockerfile_multi_search import Layout
 from gpudoctor.generate.inputs import comment_safe
@@ -87,12 +87,5 @@ def header(request: DockerfileRequest, choices: tuple[Choice, ...], builds: list
         lines.append("# The newest of each instead, in venvs of their own where they disagree:")
         lines.append(f"#   {regenerate(request, layout.newest)}")
     lines += ["#", "# What was chosen and why:"]
-    if request.target.compute_capabilities and not request.cpu:
-        gpus = ", ".join(request.target.gpu_names) or "GPUs"
-        lines += comment_lines(
-            f"- GPUs: {gpus} (compute capability {', '.join(request.target.compute_capabilities)})", "# ", "#     "
-        )
-    for choice in choices:
-        lines += comment_lines(f"- {choice.what}: {choice.chosen}", "# ", "#     ")
-        lines += comment_lines(choice.why, "#     ", "#     ")
+    lines += choice_lines(request, choices)
     return "\n".join(comment_safe(line.rstrip(), 1000) for line in lines)

@@ -8,6 +8,9 @@ from dataclasses import dataclass
 from gpudoctor.generate.model import Choice, DockerfileRequest, GenerationRefused
 from gpudoctor.kb.python_versions import parse_python_version
 
+# Generated lines are wrapped at this width (comments, long apt-get lines).
+WRAP = 116
+
 # The Python each supported base OS ships as python3 (packages.ubuntu.com: focal python3 3.8.2-0ubuntu2, jammy
 # python3 3.10.6-1~22.04, noble python3 3.12.3-0ubuntu1).
 OS_PYTHON = {"ubuntu24.04": "3.12", "ubuntu22.04": "3.10", "ubuntu20.04": "3.8"}
@@ -102,3 +105,23 @@ def python_between(version: str, low: str | None, high: str | None) -> bool:
         and (low is None or value >= (parse_python_version(low) or (0, 0)))
         and (high is None or value <= (parse_python_version(high) or (99, 99)))
     )
+
+
+def apt_steps(request: DockerfileRequest, python: PythonChoice) -> str:
+    """The apt-get lines of the system-packages RUN: the Python, its venv module, build tools for devel."""
+    packages = ["ca-certificates", python.binary, f"{python.binary}-venv"]
+    if request.flavor == "devel":  # a compiler and Python headers to build CUDA extensions with nvcc
+        packages += ["build-essential", f"{python.binary}-dev"]
+    lines = []
+    if python.deadsnakes:
+        # add-apt-repository fetches the PPA's signing key over HTTPS from Launchpad (gpg-agent stores it).
+        lines += [
+            "    && apt-get install -y --no-install-recommends software-properties-common gpg-agent \\",
+            "    && add-apt-repository -y ppa:deadsnakes/ppa \\",
+            "    && apt-get update \\",
+        ]
+    install = f"    && apt-get install -y --no-install-recommends {' '.join(packages)} \\"
+    if len(install) > WRAP:
+        install = f"    && apt-get install -y --no-install-recommends \\\n        {' '.join(packages)} \\"
+    lines.append(install)
+    return "".join(line + "\n" for line in lines)

@@ -13,12 +13,8 @@ golden's do not, and each venv's alone does.
 
 from __future__ import annotations
 
-import os
-import pathlib
 import re
-import shlex
 import subprocess
-import sys
 
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -26,7 +22,7 @@ from hypothesis import strategies as st
 
 from gpudoctor.generate.dockerfile import generate_dockerfile
 from gpudoctor.generate.model import DockerfileRequest, GeneratedFile, GenerationRefused, MachineTarget
-from gpudoctor.kb.pip_pins import _satisfiable, agree, jupyter_pin, pinned_build, pinned_builds
+from gpudoctor.kb.pip_pins import agree, jupyter_pin
 from tests.synthetic.sample_report import GOLDEN_DIR, check_golden
 
 
@@ -279,56 +275,6 @@ def test_the_nearest_request_of_a_duplicate_works():
     assert raised.value.nearest == "--framework torch"
 
 
-# --------------------------------------------------------------------------- kb.pip_pins
-
-
-def test_pins_are_read_from_real_wheel_metadata_with_sources():
-    rows = pinned_builds()
-    assert {row.framework for row in rows} == {"torch", "tensorflow", "jax"}
-    for row in rows:
-        assert row.source.startswith("https://pypi.org/project/"), row
-        assert row.requires and all(name.startswith("nvidia-") for name, _ in row.requires), row
-    tf = pinned_build("tensorflow", "2.19.0", "and-cuda")
-    assert tf is not None and dict(tf.requires)["nvidia-cudnn-cu12"] == "==9.3.0.75"
-
-
-def test_agree_names_the_disagreeing_pin():
-    tf, jax = pinned_build("tensorflow", "2.19.0", "and-cuda"), pinned_build("jax", "0.12.0.1", "cuda12")
-    assert tf is not None and jax is not None
-    ok, why = agree([tf, jax])
-    assert not ok and "nvidia-cudnn-cu12" in why and "tensorflow 2.19.0" in why and "jax 0.12.0.1" in why
-    newer = pinned_build("tensorflow", "2.21.0", "and-cuda")
-    assert newer is not None and agree([newer, jax])[0]
-
-
-def test_agree_refuses_two_cuda_majors():
-    torch, tf = pinned_build("torch", "2.14", "cu130"), pinned_build("tensorflow", "2.21.0", "and-cuda")
-    assert torch is not None and tf is not None
-    ok, why = agree([torch, tf])
-    assert not ok and "CUDA majors differ" in why
-
-
-@pytest.mark.parametrize(
-    ("specs", "expected"),
-    [
-        (["==9.3.0.75", "<10.0,>=9.10.2.21"], False),
-        (["<10.0,>=9.3.0.75", "<10.0,>=9.10.2.21"], True),
-        (["==9.10.2.21", "<10.0,>=9.8"], True),
-        (["<13.0,>=12.5.3.2", ">=13.0"], False),
-        (["", ">=2.18.1"], True),
-        (["==9.3.*", ">=9.3.0.75"], True),
-    ],
-)
-def test_satisfiable(specs, expected):
-    assert _satisfiable(specs) is expected
-
-
-@settings(max_examples=200, deadline=None)
-@given(st.lists(st.text(max_size=20), max_size=4))
-def test_satisfiable_takes_garbage(specs):
-    assert _satisfiable(specs) in (True, False)
-
-
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(
     frameworks=st.lists(
@@ -354,136 +300,3 @@ def test_any_multi_request_gives_a_dockerfile_or_a_refusal(frameworks, jupyter, 
         return
     assert result.text == generate_dockerfile(request).text
     assert result.text.startswith("# syntax=docker/dockerfile:1\n") and "USER 10001:10001" in result.text
-
-
-# --------------------------------------------------------------------------- pip's own proof
-
-_UNREACHABLE = (
-    "NewConnectionError",
-    "Name or service not known",
-    "Temporary failure in name resolution",
-    "Network is unreachable",
-    "Connection refused",
-    "ConnectTimeoutError",
-    "ProxyError",
-)
-PLATFORMS = [f"manylinux_2_{minor}_x86_64" for minor in range(17, 40)] + ["manylinux2014_x86_64"]
-
-
-def golden_requirements(name: str) -> dict[str, list[tuple[str, str | None]]]:
-    """venv -> [(requirement, index or None for PyPI)] of a golden file's framework lines (not gpudoctor's wheel,
-    not ipykernel/jupyterlab)."""
-    text = (GOLDEN_DIR / "dockerfiles" / f"{name}.Dockerfile").read_text(encoding="utf-8")
-    venvs: dict[str, list[tuple[str, str | None]]] = {}
-    joined = re.sub(r"\\\n\s*", " ", text)
-    for line in joined.splitlines():
-        for part in re.split(r"&&|;", line):
-            found = re.search(r"(?:(/opt/venv[\w-]*)/bin/)?pip install (.+)", part)
-            if not found or line.lstrip().startswith("#"):
-                continue
-            words = shlex.split(found.group(2))
-            index = words[words.index("--index-url") + 1] if "--index-url" in words else None
-            reqs = [w for w in words if not w.startswith("-") and not w.startswith("http") and "==" in w]
-            reqs = [r for r in reqs if not r.startswith(("ipykernel", "jupyterlab"))]
-            venv = found.group(1) or "/opt/venv"
-            venvs.setdefault(venv, []).extend((r, index) for r in reqs)
-    return {venv: reqs for venv, reqs in venvs.items() if reqs}
-
-
-def resolve(requirements: list[tuple[str, str | None]], scratch: pathlib.Path) -> tuple[int, str]:
-    """pip's dry run of all ``requirements`` together, with dependencies, for Linux x86_64 and Python 3.12."""
-    from gpudoctor.kb.torch_wheels import torch_release
-
-    words: list[str] = []
-    extra: list[str] = []
-    for requirement, index in requirements:
-        if index and "download.pytorch.org" in index:
-            # download.pytorch.org may be out of reach where PyPI is not: its default variant is the same build as
-            # PyPI's torch wheel (kb default_pypi_linux_x86_64), so PyPI stands in for that variant only.
-            release = torch_release(requirement.split("==")[1].removesuffix(".*"))
-            variant = index.rsplit("/", 1)[1]
-            if not _reachable(index) and (release is None or release.default_pypi_linux_x86_64 != variant):
-                pytest.skip(f"{index} cannot be reached from here and its {variant} build is not PyPI's torch")
-            if _reachable(index):
-                extra += ["--extra-index-url", index]
-        words.append(requirement)
-    command = [sys.executable, "-m", "pip", "install", "--isolated", "--dry-run", "--ignore-installed"]
-    # pip 23 checks Requires-Python against the interpreter running it, not --python-version: the wheel tags
-    # (cp312, abi3) still hold every compiled wheel to Python 3.12.
-    command += ["--only-binary=:all:", "--target", str(scratch), "--python-version", "3.12", "--timeout", "60"]
-    command += ["--ignore-requires-python"]
-    for platform in PLATFORMS:
-        command += ["--platform", platform]
-    env = {**os.environ, "PIP_CONFIG_FILE": os.devnull}
-    done = subprocess.run([*command, *extra, *words], capture_output=True, text=True, timeout=600, check=False, env=env)
-    return done.returncode, done.stdout + done.stderr
-
-
-def _reachable(index: str) -> bool:
-    import socket
-    import urllib.parse
-
-    host = urllib.parse.urlparse(index).hostname or ""
-    try:
-        socket.getaddrinfo(host, 443)
-    except OSError:
-        return False
-    return True
-
-
-def skip_unless_resolvable(code: int, output: str) -> None:
-    if code != 0 and any(word in output for word in _UNREACHABLE):
-        pytest.skip("the package index cannot be reached from here")
-    missing = re.search(r"No matching distribution found for (\S+)", output)
-    if code != 0 and missing and "conflict" not in output.lower():
-        pytest.skip(f"the index reachable here lacks {missing.group(1)} (a mirror behind PyPI?)")
-
-
-SHARED = [
-    "multi-tensorflow-jax-drv570-ubuntu24.04-runtime",
-    "multi-torch-jax-drv580-ubuntu24.04-runtime",
-    "multi-torch-tensorflow-jax-drv580-ubuntu24.04-runtime",
-]
-SPLIT = ["multi-tensorflow2.19-jax-drv570-ubuntu24.04-runtime"]
-# Split by CUDA major: the wheels' names differ (nvidia-*-cu12 / -cu13), so pip alone would not refuse them together.
-APART = ["multi-torch2.14-tensorflow2.21-jax0.12.0.1-drv580-ubuntu24.04-runtime"]
-
-
-@pytest.mark.slow
-@pytest.mark.parametrize("name", SHARED)
-def test_a_shared_venv_resolves_together(name, tmp_path):
-    venvs = golden_requirements(name)
-    assert list(venvs) == ["/opt/venv"] and len(venvs["/opt/venv"]) >= 2, venvs
-    code, output = resolve(venvs["/opt/venv"], tmp_path)
-    skip_unless_resolvable(code, output)
-    assert code == 0, output[-2000:]
-
-
-@pytest.mark.slow
-@pytest.mark.parametrize("name", APART)
-def test_each_venv_of_a_partial_split_resolves(name, tmp_path):
-    venvs = golden_requirements(name)
-    assert list(venvs) == ["/opt/venv", "/opt/venv-tensorflow"] and len(venvs["/opt/venv"]) == 2, venvs
-    for venv, requirements in venvs.items():
-        code, output = resolve(requirements, tmp_path / venv.rsplit("/", 1)[1])
-        skip_unless_resolvable(code, output)
-        assert code == 0, (venv, output[-2000:])
-
-
-@pytest.mark.slow
-@pytest.mark.parametrize("name", SPLIT)
-def test_a_split_was_needed_and_each_venv_resolves_alone(name, tmp_path):
-    venvs = golden_requirements(name)
-    assert len(venvs) >= 2, venvs
-    for venv, requirements in venvs.items():
-        code, output = resolve(requirements, tmp_path / venv.rsplit("/", 1)[1])
-        skip_unless_resolvable(code, output)
-        assert code == 0, (venv, output[-2000:])
-    code, output = resolve([r for reqs in venvs.values() for r in reqs], tmp_path / "together")
-    if any(word in output for word in _UNREACHABLE):
-        pytest.skip("the package index cannot be reached from here")
-    assert code != 0 and ("ResolutionImpossible" in output or "conflicting dependencies" in output), output[-2000:]
-    # pip stops at the first conflict it meets: one of those the header names.
-    text = (GOLDEN_DIR / "dockerfiles" / f"{name}.Dockerfile").read_text(encoding="utf-8")
-    named = set(re.findall(r"pins (nvidia-[\w-]+)", re.sub(r"\n#\s+", " ", header(text))))
-    assert named and any(package in output for package in named), (named, output[-2000:])
