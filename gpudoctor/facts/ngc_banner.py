@@ -14,12 +14,9 @@ are dropped before reading, so a banner copied out of `docker logs -t` or a quot
 from __future__ import annotations
 
 import re
-from typing import TYPE_CHECKING
+from collections.abc import Iterable
 
 from gpudoctor.facts.platform_model import ContainerBanner
-
-if TYPE_CHECKING:
-    from gpudoctor.evidence.model import Evidence
 
 _MAX_TEXT = 2_000_000  # longer texts are read in their first part only
 _MAX_QUOTE = 300
@@ -50,7 +47,7 @@ _INIT_FAILED = re.compile(
 )
 _CUINIT = re.compile(r"\[\[\s*CUDA Driver UNAVAILABLE \(cuInit\(0\) returned (\d{1,4})\)\s*\]\]?")
 # Words only a banner has: texts without any of them are not read further.
-_NEEDLES = ("NVIDIA Release", "NVIDIA Driver", "Forward Compatibility", "compatibility mode")
+_NEEDLE = re.compile(r"NVIDIA Release|NVIDIA Driver|Forward Compatibility|compatibility mode", re.IGNORECASE)
 
 
 def _clean(text: str) -> str:
@@ -71,7 +68,7 @@ def parse_container_banner(text: str) -> ContainerBanner | None:
     if not isinstance(text, str) or not text:
         return None
     text = text[:_MAX_TEXT]
-    if not any(needle.lower() in text.lower() for needle in _NEEDLES):
+    if _NEEDLE.search(text) is None:  # one pass, no lowered copy: most texts hold no banner at all
         return None
     clean = _clean(text)
     flat = _flat(clean)
@@ -131,12 +128,11 @@ def _weight(banner: ContainerBanner) -> int:
     )
 
 
-def container_banner(evidence: Evidence) -> ContainerBanner | None:
-    """The most telling NGC banner in the evidence's free texts (a verdict on the driver first), or None."""
-    from gpudoctor.facts.signature_scan import evidence_texts
-
+def container_banner(texts: Iterable[tuple[str, str]]) -> ContainerBanner | None:
+    """The most telling NGC banner in the evidence's free texts (``Facts.free_texts``: (source, text) pairs), a
+    verdict on the driver first; None when there is none."""
     best: ContainerBanner | None = None
-    for _, text in evidence_texts(evidence):
+    for _, text in texts:
         banner = parse_container_banner(text)
         if banner is not None and (best is None or _weight(banner) > _weight(best)):
             best = banner

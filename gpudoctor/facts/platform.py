@@ -8,21 +8,51 @@ image (``container_image``) and its banner (``ngc_banner``).
 
 from __future__ import annotations
 
+import dataclasses
 from typing import TYPE_CHECKING
 
 from gpudoctor.evidence.keys import EvidenceKey as Ev
 from gpudoctor.facts.json_values import json_dict, json_list
-from gpudoctor.facts.platform_model import PlatformFacts
+from gpudoctor.facts.platform_model import CloudInstance, DmiIdentity, MetadataAnswer, NotebookPlatform, PlatformFacts
 
 if TYPE_CHECKING:
     from gpudoctor.facts.facts import Facts
 
 
+def _notebook_marked(facts: Facts, exists: tuple[str, ...], files: dict[str, str]) -> bool:
+    """Whether anything a notebook platform leaves was recorded: the knowledge base reads only these markers (a test
+    proves it), so without any of them its table need not even be loaded."""
+    from gpudoctor.evidence import markers_notebook
+
+    env = facts.env
+    names = markers_notebook.ENV_VALUES + markers_notebook.ENV_PRESENCE
+    paths = markers_notebook.FILES_EXIST + markers_notebook.FILES_READ
+    return any(name in env.variables or name in env.present for name in names) or any(
+        path in exists or path in files for path in paths
+    )
+
+
+def _notebook(facts: Facts, exists: tuple[str, ...], files: dict[str, str]) -> NotebookPlatform | None:
+    if not _notebook_marked(facts, exists, files):
+        return None
+    from gpudoctor.facts.notebook import identify_notebook
+
+    return identify_notebook(facts.env, exists, files)
+
+
+def _cloud(dmi: DmiIdentity, cloud_init: object, metadata: MetadataAnswer) -> CloudInstance | None:
+    # Nothing named at all (a container without /sys/class/dmi, a paste): no provider table to consult.
+    if not any(dataclasses.astuple(dmi)) and not cloud_init and not metadata.asked:
+        return None
+    from gpudoctor.facts.cloud_identity import identify_cloud
+
+    return identify_cloud(dmi, cloud_init, metadata)
+
+
 def platform_facts(facts: Facts) -> PlatformFacts:
-    from gpudoctor.facts.cloud_identity import identify_cloud, parse_cloud_metadata, parse_dmi_identity
+    from gpudoctor.facts.cloud_identity import parse_cloud_metadata, parse_dmi_identity
     from gpudoctor.facts.container_image import identify_image
     from gpudoctor.facts.ngc_banner import container_banner
-    from gpudoctor.facts.notebook import identify_notebook
 
     record = json_dict(facts.evidence.json(Ev.PLATFORM.value))
     collected = bool(record)
@@ -42,9 +72,9 @@ def platform_facts(facts: Facts) -> PlatformFacts:
         collected=collected,
         why_not_collected=None if collected else (missing.words() if missing else "platform.json is not readable"),
         dmi=dmi,
-        cloud=identify_cloud(dmi, cloud_init, metadata),
+        cloud=_cloud(dmi, cloud_init, metadata),
         metadata=metadata,
-        notebook=identify_notebook(facts.env, exists, files),
+        notebook=_notebook(facts, exists, files),
         image=identify_image(facts.env, exists, files, dirs),
-        banner=container_banner(facts.evidence),
+        banner=container_banner(facts.free_texts),
     )

@@ -14,7 +14,7 @@ from __future__ import annotations
 import bisect
 import json
 import re
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 
 from gpudoctor.evidence.keys import EvidenceKey
@@ -194,9 +194,14 @@ def evidence_texts(evidence: Evidence) -> Iterator[tuple[str, str]]:
             yield name, text
 
 
-def scan_evidence(evidence: Evidence) -> tuple[SignatureMatch, ...]:
-    """Every signature found in every text of the evidence; the same signature once per source."""
+def scan_texts(texts: Iterable[tuple[str, str]]) -> tuple[SignatureMatch, ...]:
+    """Every signature found in these (source name, text) pairs (:func:`evidence_texts`)."""
     found: list[SignatureMatch] = []
-    for name, text in evidence_texts(evidence):
+    for name, text in texts:
         found.extend(scan_text(text, name))
     return tuple(found)
+
+
+def scan_evidence(evidence: Evidence) -> tuple[SignatureMatch, ...]:
+    """Every signature found in every text of the evidence; the same signature once per source."""
+    return scan_texts(evidence_texts(evidence))

@@ -21,11 +21,19 @@ class TextFacts:
     evidence: Evidence
 
     @cached_property
+    def free_texts(self) -> tuple[tuple[str, str], ...]:
+        """(source name, text) for every free text of the evidence (outputs, stderr, JSON string values), read
+        once for every reader: the error signatures, the NGC banner."""
+        from gpudoctor.facts.signature_scan import evidence_texts
+
+        return tuple(evidence_texts(self.evidence))
+
+    @cached_property
     def signature_matches(self) -> tuple[SignatureMatch, ...]:
         """The known error messages in every free text of the evidence (``gpudoctor.kb.signatures``)."""
-        from gpudoctor.facts.signature_scan import scan_evidence
+        from gpudoctor.facts.signature_scan import scan_texts
 
-        return scan_evidence(self.evidence)
+        return scan_texts(self.free_texts)
 
     @cached_property
     def stated(self) -> StatedFacts:

@@ -12,6 +12,7 @@ from hypothesis import strategies as st
 
 from gpudoctor.evidence.model import Evidence, EvidenceItem
 from gpudoctor.facts.ngc_banner import container_banner, parse_container_banner
+from gpudoctor.facts.signature_scan import evidence_texts
 
 CAPTURED = pathlib.Path(__file__).resolve().parents[1] / "captured" / "ngc"
 
@@ -124,14 +125,14 @@ def test_container_banner_prefers_the_verdict_over_a_bare_header():
             "tensorflow-log.txt": _read("llamafactory-5962-butversion-545.23-vs-535.104.05.txt"),
         }
     )
-    banner = container_banner(evidence)
+    banner = container_banner(evidence_texts(evidence))
     assert banner is not None and banner.compat_mode == "unavailable" and banner.built_for_driver == "545.23"
 
 
 def test_container_banner_skips_env_json_and_reads_json_strings():
     text = _read("trtllm-23-error-535.86-vs-510.85.02.txt")
-    assert container_banner(_evidence(**{"env.json": json.dumps({"variables": {"X": text}})})) is None
-    banner = container_banner(_evidence(**{"probe-torch.json": json.dumps({"stderr": text})}))
+    assert container_banner(evidence_texts(_evidence(**{"env.json": json.dumps({"variables": {"X": text}})}))) is None
+    banner = container_banner(evidence_texts(_evidence(**{"probe-torch.json": json.dumps({"stderr": text})})))
     assert banner is not None and banner.detected_driver == "510.85.02"
 
 
@@ -143,4 +144,4 @@ def test_parse_never_raises(text):
 
 @given(st.text(max_size=200), st.text(max_size=200))
 def test_container_banner_never_raises(name, text):
-    container_banner(_evidence(**{name or "x": text}))
+    container_banner(evidence_texts(_evidence(**{name or "x": text})))
