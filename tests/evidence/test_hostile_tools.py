@@ -38,6 +38,16 @@ SYNTHETIC_CRASHING_SMI = 'echo "synthetic: about to crash"\nkill -SEGV $$\n'
 SYNTHETIC_DAEMONIZING_SMI = "setsid sleep 300 &\necho synthetic-started\nexit 0\n"
 
 
+# Runs the command given after the file name, then writes the largest resident size of its children (the command)
+# to that file and exits with the command's status.
+_MEASURE = (
+    "import resource, subprocess, sys\n"
+    "code = subprocess.call(sys.argv[2:])\n"
+    "open(sys.argv[1], 'w').write(str(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss))\n"
+    "sys.exit(code if code >= 0 else 128 - code)\n"
+)
+
+
 def _fake_tool(folder: pathlib.Path, name: str, body: str) -> None:
     write_fake_tool(folder / name, body)
 
@@ -49,27 +59,30 @@ def _carrying_marker(marker: str) -> list[psutil.Process]:
 def _run_check(tmp_path: pathlib.Path, fake_bin: pathlib.Path, *args: str) -> tuple[int, dict[str, object], int]:
     """``gpudoctor check --format json`` with ``fake_bin`` first on PATH: (exit code, report, peak RSS in KB).
 
-    ``os.wait4`` gives this one child's own resource usage (ru_maxrss: the largest of it and what it reaped).
+    The peak is gpudoctor's own, measured by a small Python in between: a child's ru_maxrss starts from the
+    memory of the process it was forked from, so a child of pytest itself (hundreds of MB after thousands of
+    tests) would report pytest's size, not gpudoctor's.
     """
     marker = uuid.uuid4().hex
     private_tmp = tmp_path / "tmpdir"
     private_tmp.mkdir()
     env = dict(os.environ, PATH=f"{fake_bin}{os.pathsep}{os.environ['PATH']}", TMPDIR=str(private_tmp))
     env[MARKER_VARIABLE] = marker
+    peak_file = tmp_path / "peak-rss-kb"
     proc = subprocess.Popen(
-        [sys.executable, "-m", "gpudoctor", "check", "--format", "json", *args],
+        [sys.executable, "-c", _MEASURE, str(peak_file), sys.executable, "-m", "gpudoctor", "check", "--format", "json"]
+        + list(args),
         stdout=subprocess.PIPE,
         stderr=subprocess.DEVNULL,
         env=env,
     )
     assert proc.stdout is not None
     output = proc.stdout.read()  # ends when gpudoctor (and all that holds its stdout) is gone
-    _pid, status, usage = os.wait4(proc.pid, 0)
-    proc.returncode = os.waitstatus_to_exitcode(status)
+    proc.wait()
     time.sleep(0.2)  # a process killed a moment ago may still be listed while the kernel tears it down
     assert _carrying_marker(marker) == [], "a process of the run outlived it"
     assert list(private_tmp.iterdir()) == [], "the run left files in TMPDIR"
-    return proc.returncode, json.loads(output), usage.ru_maxrss
+    return proc.returncode, json.loads(output), int(peak_file.read_text(encoding="utf-8"))
 
 
 def _result(report: dict[str, object], code: str) -> dict[str, object]:
