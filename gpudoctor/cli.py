@@ -11,9 +11,11 @@ import argparse
 import sys
 
 from gpudoctor import __version__
+from gpudoctor.cli_fleet import add_fleet_commands
 from gpudoctor.cli_options import (
     add_cloud_metadata,
     add_generator_target,
+    add_node_verdict_options,
     add_output,
     add_probe_options,
     add_smoke_options,
@@ -67,9 +69,10 @@ def build_parser() -> argparse.ArgumentParser:
     )
     check.add_argument(
         "--format",
-        choices=("text", "json", "markdown"),
+        choices=("text", "json", "markdown", "line"),
         default="text",
-        help="output format on stdout (default: text; markdown is redacted for pasting into an issue)",
+        help="output format on stdout (default: text; markdown is redacted for pasting into an issue; line: the "
+        "verdict in one line, 'gpudoctor: DRV002 ...', for a scheduler hook)",
     )
     check.add_argument("-v", "--verbose", action="store_true", help="show details, evidence, timings and tracebacks")
     check.add_argument("--junit-xml", metavar="PATH", help="also write a JUnit XML report to PATH")
@@ -114,6 +117,7 @@ def build_parser() -> argparse.ArgumentParser:
     add_cloud_metadata(check)
     add_probe_options(check)
     add_smoke_options(check, flag=True)
+    add_node_verdict_options(check)
 
     collect = commands.add_parser(
         "collect",
@@ -326,6 +330,7 @@ def build_parser() -> argparse.ArgumentParser:
         help="print the JSON Schema of 'check --format json'",
         description="Print the JSON Schema that 'gpudoctor check --format json' output follows.",
     )
+    add_fleet_commands(commands)
     return parser
 
 

@@ -278,3 +278,49 @@ def add_vendor_options(parser: argparse.ArgumentParser, what: str) -> None:
         metavar="VERSION",
         help="the ROCm release to fit, e.g. 6.2.2 (implies --vendor amd; default: the machine's ROCm)",
     )
+
+
+# ---------------------------------------------------------------- scheduler hooks
+
+LEVELS = ("quick", "standard", "full")
+EXIT_CONVENTION_CHOICES = ("gpudoctor", "npd", "nagios")
+
+
+def add_level_and_budget(parser: argparse.ArgumentParser | argparse._ArgumentGroup, default_level: str) -> None:
+    """``--level`` and ``--budget``: how deep a node check goes and how long it may take in all."""
+    parser.add_argument(
+        "--level",
+        choices=LEVELS,
+        default=default_level,
+        help="quick: the static checks (seconds, nothing run in your Python); standard: + the framework probes; "
+        f"full: + the smoke workloads (default: {default_level})",
+    )
+    parser.add_argument(
+        "--budget",
+        dest="time_budget",
+        type=seconds,
+        metavar="SECONDS",
+        help="the whole run's time limit: commands, probes and smoke share it, and a run that reaches it is "
+        "stopped and judged 'unknown' unless a problem was already found (default: none)",
+    )
+
+
+def add_node_verdict_options(parser: argparse.ArgumentParser) -> None:
+    """What a scheduler hook needs from ``check``: a level, a budget, quiet output and its exit codes."""
+    hooks = parser.add_argument_group(
+        "scheduler hooks (Slurm Prolog / HealthCheckProgram, node-problem-detector plugins, Nagios-style monitors)"
+    )
+    add_level_and_budget(hooks, "standard")
+    hooks.add_argument(
+        "--exit-codes",
+        choices=EXIT_CONVENTION_CHOICES,
+        default="gpudoctor",
+        help="gpudoctor: 0 ok, 1 problem, 2 usage, 3 failed (default); npd: node-problem-detector's 0 ok, 1 problem, "
+        "2 unknown; nagios: 0 OK, 1 WARNING, 2 CRITICAL, 3 UNKNOWN",
+    )
+    hooks.add_argument(
+        "-q",
+        "--quiet",
+        action="store_true",
+        help="print nothing on stdout (the exit code says it all; --junit-xml is still written)",
+    )

@@ -23,6 +23,8 @@ COMMAND_MODULES: dict[str, str] = {
     "topo": "topo",
     "dockerfile": "dockerfile",
     "install-script": "install_script",
+    "fleet": "fleet",
+    "slurm-healthcheck": "slurm_healthcheck",
 }
 
 
@@ -36,7 +38,9 @@ def command(name: str) -> Callable[[argparse.Namespace], int]:
 # The commands that run external programs (evidence collection, probes, smoke workloads): while they run,
 # Ctrl-C and SIGTERM also end the programs waiting in worker threads.  The others never start one, so they
 # skip the runner's import (psutil) and stay as quick as --help.
-RUNS_PROGRAMS = frozenset({"check", "collect", "smoke", "topo", "dockerfile", "install-script"})
+RUNS_PROGRAMS = frozenset(
+    {"check", "collect", "smoke", "topo", "dockerfile", "install-script", "fleet", "slurm-healthcheck"}
+)
 
 
 def run(name: str, args: argparse.Namespace) -> int:

@@ -3,72 +3,39 @@
 from __future__ import annotations
 
 import argparse
-import signal
-import time
-from typing import TYPE_CHECKING
+import sys
 
-from gpudoctor.commands.common import guarded
-from gpudoctor.commands.live import (
-    ask_cloud_metadata_if_asked,
-    collect_while_importing,
-    run_smoke_until_signal,
-    target_python,
-)
-from gpudoctor.commands.report import build_report, emit_report, mark_interrupted
-
-if TYPE_CHECKING:
-    from gpudoctor.api import CheckOptions
-
-
-def check_options(args: argparse.Namespace) -> CheckOptions:
-    """The preflight gates asked for on the command line."""
-    return {
-        "require_gpu": args.require_gpu,
-        "min_gpus": args.min_gpus,
-        "min_compute_capability": args.min_compute_capability,
-        "min_gpu_memory": args.min_gpu_memory,
-        "min_driver": args.min_driver,
-        "cuda": args.cuda,
-    }
+from gpudoctor.commands.common import guarded, refuse_existing
+from gpudoctor.commands.node_run import NodeRun, produce_report, verdict_of
+from gpudoctor.commands.report import emit_report, mark_interrupted, write_junit
 
 
 @guarded
 def main(args: argparse.Namespace) -> int:
-    collect_s = None
-    interrupted_by: signal.Signals | None = None
     if args.junit_xml:
-        from gpudoctor.commands.common import refuse_existing
-
         refuse_existing(args.junit_xml, args.force)  # before the work, not after it
-    if args.from_path:
-        from gpudoctor.evidence.snapshot import read_snapshot
-        from gpudoctor.registry import load_registry
+    run = produce_report(args, show_progress=args.format == "text" and not args.quiet)
+    report = run.report
+    interrupted_exit = mark_interrupted(report, run.interrupted_by) if run.interrupted_by is not None else None
+    if args.quiet or args.format == "line" or args.exit_codes != "gpudoctor":
+        return _emit_verdict(run, args, interrupted_exit)
+    exit_code = emit_report(report, args)
+    return interrupted_exit if interrupted_exit is not None else exit_code
 
-        evidence = read_snapshot(args.from_path)
-        registry = load_registry()
+
+def _emit_verdict(run: NodeRun, args: argparse.Namespace, interrupted_exit: int | None) -> int:
+    """The scheduler-hook outputs: nothing (``-q``), the one line (``--format line``) or the usual report,
+    and the exit code in the host's convention (``--exit-codes``)."""
+    verdict = verdict_of(run, args)
+    if not args.quiet and args.format != "line":
+        emit_report(run.report, args)  # the report as asked (it writes --junit-xml too), only the exit code differs
     else:
-        from gpudoctor.evidence.collect import collect
-        from gpudoctor.evidence.interrupts import interruptible
+        if args.junit_xml:
+            write_junit(run.report, args.junit_xml, args.force, args.fail_on == "warning")
+        if not args.quiet:
+            from gpudoctor.render.common import printable
 
-        target = target_python(args)
-        started = time.perf_counter()
-        with interruptible() as interruption:
-            evidence, registry = collect_while_importing(
-                lambda: collect(
-                    timeout=args.timeout, target=target, frameworks=args.frameworks, probe_timeout=args.probe_timeout
-                ),
-                args.format,
-            )
-        interrupted_by = interruption.signal
-        if interrupted_by is None:
-            ask_cloud_metadata_if_asked(evidence, args)  # live only: a snapshot is never asked for more
-        collect_s = time.perf_counter() - started
-        if args.smoke and interrupted_by is None:
-            smoke_item, interrupted_by = run_smoke_until_signal(args, show_progress=args.format == "text")
-            evidence.add(smoke_item)
-    report, _ = build_report(evidence, check_options(args), args.select, args.ignore, collect_s, registry)
-    if interrupted_by is None:
-        return emit_report(report, args)
-    exit_code = mark_interrupted(report, interrupted_by)
-    emit_report(report, args)
-    return exit_code
+            sys.stdout.write(printable(verdict.line()) + "\n")
+    if interrupted_exit is not None and args.exit_codes == "gpudoctor":
+        return interrupted_exit
+    return verdict.exit_code(args.exit_codes)

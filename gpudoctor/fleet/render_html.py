@@ -1,0 +1,9 @@
+"""The fleet report as html.  (Stub of the skeleton.)"""
+
+from __future__ import annotations
+
+from gpudoctor.fleet.report_model import FleetReport
+
+
+def render_fleet_html(report: FleetReport) -> str:
+    return f"{len(report.nodes)} nodes\n"
