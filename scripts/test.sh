@@ -10,6 +10,8 @@ bash scripts/install-nvidia-userspace.sh \
   || echo "note: integration tests that need the real nvidia-smi / NVML will be skipped" >&2
 bash scripts/install-linters.sh \
   || echo "note: the shellcheck tests of the generated install scripts will be skipped" >&2
+bash scripts/install-fleet-tools.sh \
+  || echo "note: the Slurm cluster and headless-browser tests of fleets will be skipped" >&2
 
 venv=${GPUDOCTOR_TEST_VENV:-.venv}
 [ -x "$venv/bin/python" ] || python3 -m venv "$venv"

@@ -53,9 +53,9 @@ from gpudoctor.generate.dockerfile_python import (
     CPU_DEFAULT_PYTHON,
     CPU_PYTHONS,
     DEADSNAKES_PYTHONS,
-    OS_ORDER,
     OS_PYTHON,
     apt_steps,
+    on_fitting_os,
     python_for_os,
     said,
 )
@@ -110,22 +110,7 @@ def generate_dockerfile(request: DockerfileRequest) -> GeneratedFile:
         return multi_dockerfile(request)
     if request.cpu:
         return _cpu_dockerfile(request)
-    if request.os is not None:
-        return _cuda_dockerfile(request, _checked_os(request.os))
-    refusals: list[GenerationRefused] = []
-    for os_token in OS_ORDER:
-        try:
-            return _cuda_dockerfile(request, os_token)
-        except GenerationRefused as refusal:
-            refusals.append(refusal)
-
-    # Every OS was tried: a refusal pointing at another OS says nothing new, and "--cpu" gives up the GPU, so
-    # the first refusal that names a change of framework, Python or driver is the most useful one.
-    def rank(refusal: GenerationRefused) -> int:
-        nearest = refusal.nearest or ""
-        return 2 if nearest.startswith(("--os ", "--preflight ")) else 1 if nearest.startswith("--cpu") else 0
-
-    raise min(refusals, key=rank)
+    return on_fitting_os(request, lambda os_token: _cuda_dockerfile(request, os_token))
 
 
 def _check_request(request: DockerfileRequest) -> None:
@@ -150,17 +135,6 @@ def _check_request(request: DockerfileRequest) -> None:
             "(letters, digits, . _ - /; no '..')",
             "--requirements requirements.txt",
         )
-
-
-def _checked_os(os_token: str) -> str:
-    token = str(os_token).strip().lower()
-    if token in OS_PYTHON:
-        return token
-    raise GenerationRefused(
-        f"base OS {said(os_token)} is not one gpudoctor writes Dockerfiles for (its steps use apt and "
-        f"Ubuntu's packages): {', '.join(OS_ORDER)}",
-        f"--os {OS_ORDER[0]}",
-    )
 
 
 def _driver(request: DockerfileRequest) -> str | None:

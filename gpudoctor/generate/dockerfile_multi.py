@@ -40,9 +40,8 @@ from gpudoctor.generate.dockerfile_preflight import check_preflight_python, sour
 from gpudoctor.generate.dockerfile_python import (
     CPU_DEFAULT_PYTHON,
     CPU_PYTHONS,
-    OS_ORDER,
-    OS_PYTHON,
     apt_steps,
+    on_fitting_os,
     python_for_os,
     said,
 )
@@ -70,23 +69,7 @@ def multi_dockerfile(request: DockerfileRequest) -> GeneratedFile:
     _check(request)
     if request.cpu:
         return _dockerfile(request, None)
-    if request.os is not None:
-        token = str(request.os).strip().lower()
-        if token not in OS_PYTHON:
-            raise GenerationRefused(
-                f"base OS {said(request.os)} is not one gpudoctor writes Dockerfiles for: {', '.join(OS_ORDER)}",
-                f"--os {OS_ORDER[0]}",
-            )
-        return _dockerfile(request, token)
-    refusals: list[GenerationRefused] = []
-    for os_token in OS_ORDER:
-        try:
-            return _dockerfile(request, os_token)
-        except GenerationRefused as refusal:
-            refusals.append(refusal)
-    # As for one framework: a refusal naming another OS says nothing new when every OS was tried.
-    return_first = min(refusals, key=lambda r: 1 if (r.nearest or "").startswith(("--os ", "--cpu")) else 0)
-    raise return_first
+    return on_fitting_os(request, lambda os_token: _dockerfile(request, os_token))
 
 
 def _check(request: DockerfileRequest) -> None:

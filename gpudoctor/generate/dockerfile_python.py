@@ -4,6 +4,7 @@ official ``python`` image's for ``--cpu``; and the nearest Python a refusal can 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Callable, TypeVar
 
 from gpudoctor.generate.model import Choice, DockerfileRequest, GenerationRefused
 from gpudoctor.kb.python_versions import parse_python_version
@@ -36,6 +37,44 @@ DEADSNAKES_PYTHONS = {
 # series", 2025-10-31); 3.14 came with the GA release (PR #1083, 2025-10-07).
 CPU_PYTHONS = ("3.10", "3.11", "3.12", "3.13", "3.14")
 CPU_DEFAULT_PYTHON = "3.12"
+
+
+_Built = TypeVar("_Built")
+
+
+def checked_os(os_token: object) -> str:
+    """An ``--os`` token gpudoctor writes Dockerfiles for, else the refusal naming the ones it does."""
+    token = str(os_token).strip().lower()
+    if token in OS_PYTHON:
+        return token
+    raise GenerationRefused(
+        f"base OS {said(os_token)} is not one gpudoctor writes Dockerfiles for (its steps use apt and "
+        f"Ubuntu's packages): {', '.join(OS_ORDER)}",
+        f"--os {OS_ORDER[0]}",
+    )
+
+
+def on_fitting_os(request: DockerfileRequest, build: Callable[[str], _Built]) -> _Built:
+    """``build`` on the asked ``--os``, else on the first base OS (newest LTS first) where it fits.
+
+    When none fits, every OS was tried: a refusal pointing at another OS (or at ``--preflight``, which is about
+    the image's gpudoctor, not the machine) says nothing new, and "--cpu" gives up the GPU, so the first refusal
+    that names a change of framework, Python or driver is the most useful one.
+    """
+    if request.os is not None:
+        return build(checked_os(request.os))
+    refusals: list[GenerationRefused] = []
+    for os_token in OS_ORDER:
+        try:
+            return build(os_token)
+        except GenerationRefused as refusal:
+            refusals.append(refusal)
+
+    def rank(refusal: GenerationRefused) -> int:
+        nearest = refusal.nearest or ""
+        return 2 if nearest.startswith(("--os ", "--preflight ")) else 1 if nearest.startswith("--cpu") else 0
+
+    raise min(refusals, key=rank)
 
 
 @dataclass(frozen=True)
