@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+from collections.abc import Sequence
 
 from gpudoctor import __version__
 from gpudoctor.cli_fleet import add_fleet_commands
@@ -37,11 +38,43 @@ EXIT_USAGE = 2
 
 
 class _Parser(argparse.ArgumentParser):
-    """argparse, but bad usage is one clear line on stderr and exit code 2."""
+    """argparse, but bad usage is one clear line on stderr and exit code 2: or, when the command line asks for
+    ``--exit-codes nagios``, 3 (Nagios's UNKNOWN: its 2 is CRITICAL, a page about a machine nobody checked)."""
+
+    _argv: list[str] | None = None  # what this parser was given to parse, for error()
+
+    def parse_known_args(  # type: ignore[override]
+        self, args: Sequence[str] | None = None, namespace: argparse.Namespace | None = None
+    ) -> tuple[argparse.Namespace, list[str]]:
+        self._argv = list(sys.argv[1:] if args is None else args)
+        return super().parse_known_args(self._argv, namespace)
 
     def error(self, message: str) -> None:  # type: ignore[override]
-        sys.stderr.write(f"{self.prog}: error: {message} (see '{self.prog} --help')\n")
-        sys.exit(EXIT_USAGE)
+        sys.stderr.write(f"{self.prog}: error: {' '.join(message.split())} (see '{self.prog} --help')\n")
+        convention = _exit_convention(sys.argv[1:] if self._argv is None else self._argv)
+        if convention is None:
+            sys.exit(EXIT_USAGE)
+        from gpudoctor.verdict import USAGE_EXIT  # only on this path: --help stays light
+
+        sys.exit(USAGE_EXIT.get(convention, EXIT_USAGE))
+
+
+def _exit_convention(argv: Sequence[str]) -> str | None:
+    """The ``--exit-codes`` value a command line asks for (the last one, as argparse takes it), or None.
+
+    Read by hand, since the parse itself failed: ``--exit-codes X``, ``--exit-codes=X`` and the abbreviations
+    argparse accepts (``--exit X``); nothing after ``--``."""
+    asked = None
+    for index, token in enumerate(argv):
+        if token == "--":
+            break
+        name, equals, value = token.partition("=")
+        if len(name) >= len("--exit") and "--exit-codes".startswith(name):
+            if equals:
+                asked = value
+            elif index + 1 < len(argv):
+                asked = argv[index + 1]
+    return asked
 
 
 def build_parser() -> argparse.ArgumentParser:

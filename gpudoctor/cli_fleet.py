@@ -53,9 +53,12 @@ def _add_slurm_healthcheck(commands: argparse._SubParsersAction[argparse.Argumen
         description="Check this node and act on the verdict in Slurm: a problem drains the node with a reason "
         "'gpudoctor: CODE ...' (visible in sinfo -R); once the node is healthy again, a drain gpudoctor set is "
         "resumed. A node drained by anyone else is never touched. Exit 0 ok, 1 problem (a failing Prolog also "
-        "fails the job's launch there). 'gpudoctor fleet slurm-config' prints the slurm.conf lines.",
+        "fails the job's launch there). The budget is 45 s unless given (slurmd kills a HealthCheckProgram after "
+        "60 s). 'gpudoctor fleet slurm-config' prints the slurm.conf lines.",
     )
     add_level_and_budget(hook, "quick")
+    # slurmd kills a HealthCheckProgram after 60 s (slurm.conf(5)): a budget well inside that by default.
+    hook.set_defaults(time_budget=45.0)
     _add_node_check_target(hook)
     hook.add_argument(
         "--node",
@@ -140,6 +143,25 @@ def _add_k8s(fleet_commands: argparse._SubParsersAction[argparse.ArgumentParser]
         metavar="SECONDS",
         help="how often each node is checked (default: 300)",
     )
+    k8s.add_argument(
+        "--runtime-class",
+        default="nvidia",
+        metavar="NAME",
+        help="the RuntimeClass that gives pods the GPUs (default: nvidia, the GPU Operator's; '' for the cluster's "
+        "default runtime)",
+    )
+    k8s.add_argument(
+        "--npd-image",
+        metavar="IMAGE",
+        help="the node-problem-detector image its binary is copied from (default: the official registry.k8s.io one)",
+    )
+    k8s.add_argument(
+        "--preflight",
+        choices=("auto", "pypi", "wheel"),
+        default="auto",
+        help="without --image: where the Dockerfile's gpudoctor comes from, as for 'gpudoctor dockerfile' (auto: "
+        "pypi for a release installed from an index, else this gpudoctor's wheel, written into DIR)",
+    )
     add_level_and_budget(k8s, "quick")
 
 
@@ -160,7 +182,26 @@ def _add_slurm_config(fleet_commands: argparse._SubParsersAction[argparse.Argume
         metavar="SECONDS",
         help="HealthCheckInterval (default: 300)",
     )
+    config.add_argument(
+        "--wrapper-path",
+        default="/etc/slurm/gpudoctor-healthcheck",
+        metavar="PATH",
+        help="where the wrapper will live on the nodes, for the Prolog= and HealthCheckProgram= lines "
+        "(default: /etc/slurm/gpudoctor-healthcheck)",
+    )
+    config.add_argument(
+        "--wrapper-only",
+        action="store_true",
+        help="print only the wrapper script (to redirect into --wrapper-path on every node)",
+    )
+    config.add_argument(
+        "--unknown",
+        choices=("pass", "drain"),
+        default="pass",
+        help="baked into the wrapper: a node gpudoctor cannot judge passes (default) or is drained",
+    )
     add_level_and_budget(config, "quick")
+    _add_node_check_target(config)
 
 
 def _add_node_check(fleet_commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:

@@ -292,16 +292,18 @@ def add_level_and_budget(parser: argparse.ArgumentParser | argparse._ArgumentGro
         "--level",
         choices=LEVELS,
         default=default_level,
-        help="quick: the static checks (seconds, nothing run in your Python); standard: + the framework probes; "
-        f"full: + the smoke workloads (default: {default_level})",
+        help="quick: the static checks (about a second; nothing is run in your Python but the frameworks "
+        "--frameworks names); standard: + the framework probes; full: + the smoke workloads (a snapshot read "
+        f"with --from is judged as it was collected) (default: {default_level})",
     )
     parser.add_argument(
         "--budget",
         dest="time_budget",
         type=seconds,
         metavar="SECONDS",
-        help="the whole run's time limit: commands, probes and smoke share it, and a run that reaches it is "
-        "stopped and judged 'unknown' unless a problem was already found (default: none)",
+        help="the whole run's time limit: commands, probes and smoke share it; at its end whatever still runs is "
+        "stopped, the report holds what finished, and the node is judged 'unknown' unless a problem was already "
+        "found (default: none; no limit applies to a snapshot read with --from)",
     )
 
 
@@ -315,12 +317,14 @@ def add_node_verdict_options(parser: argparse.ArgumentParser) -> None:
         "--exit-codes",
         choices=EXIT_CONVENTION_CHOICES,
         default="gpudoctor",
-        help="gpudoctor: 0 ok, 1 problem, 2 usage, 3 failed (default); npd: node-problem-detector's 0 ok, 1 problem, "
-        "2 unknown; nagios: 0 OK, 1 WARNING, 2 CRITICAL, 3 UNKNOWN",
+        help="gpudoctor: 0 ok, 1 problem, 2 bad usage, 3 failed or not judged (default); npd: node-problem-"
+        "detector's 0 ok, 1 problem, 2 unknown (bad usage too); nagios: 0 OK, 1 WARNING, 2 CRITICAL (a problem), "
+        "3 UNKNOWN (bad usage too). Warnings count as problems with --fail-on warning",
     )
     hooks.add_argument(
         "-q",
         "--quiet",
         action="store_true",
-        help="print nothing on stdout (the exit code says it all; --junit-xml is still written)",
+        help="print nothing on stdout, whatever --format says (the exit code says it all; errors still go to "
+        "stderr and --junit-xml is still written)",
     )

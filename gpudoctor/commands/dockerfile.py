@@ -32,7 +32,7 @@ def main(args: argparse.Namespace) -> int:
     from gpudoctor.generate.model import DockerfileRequest
 
     to_file = bool(args.output and args.output != "-")
-    preflight = _preflight_mode(args.preflight, to_file)
+    preflight = preflight_mode(args.preflight, to_file)
     wheel_path = os.path.join(os.path.dirname(args.output) or ".", wheel_name()) if preflight == "wheel" else None
     if to_file:
         refuse_existing(args.output, args.force)  # before collecting, not after
@@ -56,7 +56,7 @@ def main(args: argparse.Namespace) -> int:
     )
     generated = generate_dockerfile(request)
     if wheel_path:
-        _write_own_wheel(wheel_path, args.force)
+        write_own_wheel(wheel_path, args.force)
         sys.stderr.write(f"gpudoctor: wrote {wheel_path} (the Dockerfile COPYs it: keep the two together)\n")
     elif args.preflight == "auto" and preflight == "none":
         sys.stderr.write(
@@ -66,7 +66,7 @@ def main(args: argparse.Namespace) -> int:
     return emit_generated(generated, args)
 
 
-def _preflight_mode(asked: str, to_file: bool) -> str:
+def preflight_mode(asked: str, to_file: bool) -> str:
     if asked == "auto":
         return "pypi" if _published_on_an_index() else "wheel" if to_file else "none"
     if asked == "wheel" and not to_file:
@@ -156,7 +156,7 @@ def _build_wheel(tree: pathlib.Path, into: pathlib.Path) -> pathlib.Path:
     return wheels[0]
 
 
-def _write_own_wheel(path: str, force: bool) -> None:
+def write_own_wheel(path: str, force: bool) -> None:
     """This gpudoctor as ``path``: the local wheel it was installed from, else one built from its source."""
     from gpudoctor.evidence.safe_write import write_file
     from gpudoctor.generate.dockerfile import wheel_name

@@ -5,15 +5,15 @@ from __future__ import annotations
 import argparse
 
 from gpudoctor.fleet.gather import (
+    check_output_dir,
     fleet_exit_code,
-    prepare_output_dir,
     print_outcomes,
     write_outcomes,
 )
 
 
 def run(args: argparse.Namespace) -> int:
-    prepare_output_dir(args.output)
+    check_output_dir(args.output)
     if args.slurm:
         from gpudoctor.fleet.slurm_run import run_slurm
 

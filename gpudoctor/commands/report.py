@@ -242,11 +242,13 @@ def write_junit(report: Report, path: str, force: bool, warnings_as_failures: bo
     write_new_file(path, render_junit(report, warnings_as_failures=warnings_as_failures), force)
 
 
-def emit_report(report: Report, args: argparse.Namespace, text_before: str = "") -> int:
-    """Load errors, the JUnit file, the report on stdout in the asked format; returns the exit code."""
+def emit_report(report: Report, args: argparse.Namespace, text_before: str = "", exit_code: int | None = None) -> int:
+    """Load errors, the JUnit file, the report on stdout in the asked format; returns the exit code (the report's
+    own unless ``exit_code`` says otherwise: a run stopped by its budget is not judged clean)."""
     report_load_errors(report.internal_errors)
     fail_on: str = args.fail_on
-    exit_code = report.exit_code(fail_on)
+    if exit_code is None:
+        exit_code = report.exit_code(fail_on)
     junit_xml: str | None = getattr(args, "junit_xml", None)
     if junit_xml:
         write_junit(report, junit_xml, args.force, fail_on == "warning")

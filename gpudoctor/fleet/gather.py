@@ -33,11 +33,11 @@ class NodeOutcome:
         return self.report_text is not None
 
 
-def prepare_output_dir(path: str) -> None:
-    """Create ``-o DIR`` if needed; an existing folder is fine (its files are never replaced silently)."""
+def check_output_dir(path: str) -> None:
+    """``-o DIR`` must be a folder or not exist yet; it is created only once there is something to write (a
+    cluster that cannot be reached leaves nothing behind)."""
     if os.path.lexists(path) and not os.path.isdir(path):
         raise UsageError(f"{path} exists and is not a folder")
-    os.makedirs(path, exist_ok=True)
 
 
 def refuse_existing_reports(path: str, nodes: list[str], force: bool) -> None:
@@ -58,6 +58,7 @@ def write_outcomes(path: str, outcomes: list[NodeOutcome], force: bool) -> None:
     ``fleet-missing.json`` listing the others with why; atomically, never through a link."""
     from gpudoctor.evidence.safe_write import write_file
 
+    os.makedirs(path, exist_ok=True)
     for outcome in outcomes:
         if outcome.report_text is not None:
             text = outcome.report_text if outcome.report_text.endswith("\n") else outcome.report_text + "\n"

@@ -16,7 +16,7 @@ class NodeProblem:
 
     code: str
     area: str
-    severity: str  # "problem" or "warning"
+    severity: str  # "problem" or "warning"; "crashed" for a check that crashed (message says so)
     message: str
     cause: str | None  # the root-cause id, when the finding named one
     fix: str | None  # the fix's summary
@@ -30,6 +30,8 @@ class Measurement:
     metric: str
     value: float
     unit: str
+    # Added by the fleet report: which device gave the figure ("cuda:3"; the node's slowest GPU), if known.
+    device: str | None = None
 
 
 @dataclass
