@@ -28,6 +28,23 @@ def _add_node_check_target(parser: argparse.ArgumentParser) -> None:
     )
 
 
+def _add_unknown(parser: argparse.ArgumentParser, prefix: str) -> None:
+    parser.add_argument(
+        "--unknown",
+        choices=("pass", "drain"),
+        default="pass",
+        help=f"{prefix}when gpudoctor cannot judge the node (it failed, the budget ran out): pass (default; exit 0, "
+        "the reason on stderr) or drain it",
+    )
+
+
+def _srun_option(value: str) -> str:
+    """An srun option ("--account=ops"): a bare word would become srun's program and run instead of the check."""
+    if not value.startswith("-") or value.strip() in ("-", "--"):
+        raise argparse.ArgumentTypeError(f"{value!r} is not an srun option (write it as --srun-arg=--name=value)")
+    return value
+
+
 def add_fleet_commands(commands: argparse._SubParsersAction[Any]) -> None:
     _add_slurm_healthcheck(commands)
     fleet = commands.add_parser(
@@ -65,13 +82,7 @@ def _add_slurm_healthcheck(commands: argparse._SubParsersAction[argparse.Argumen
         metavar="NAME",
         help="the Slurm node name (default: $SLURMD_NODENAME, which slurmd sets for its hooks, else the host name)",
     )
-    hook.add_argument(
-        "--unknown",
-        choices=("pass", "drain"),
-        default="pass",
-        help="when gpudoctor cannot judge the node (it failed, the budget ran out): pass (default; exit 0, the "
-        "reason on stderr) or drain it",
-    )
+    _add_unknown(hook, "")
     hook.add_argument(
         "--dry-run", action="store_true", help="say what would be done to the node, change nothing in Slurm"
     )
@@ -95,6 +106,17 @@ def _add_run(fleet_commands: argparse._SubParsersAction[argparse.ArgumentParser]
     )
     run.add_argument("--partition", metavar="P", help="Slurm: the partition's nodes (default: the default partition)")
     run.add_argument("--nodes", metavar="LIST", help="Slurm: these nodes (a hostlist: node[1-4],gpu7)")
+    run.add_argument(
+        "--srun-arg",
+        dest="srun_args",
+        action="append",
+        type=_srun_option,
+        default=[],
+        metavar="OPTION",
+        help="Slurm: one more srun option, repeatable: --srun-arg=--account=ops, --srun-arg=--reservation=maint. "
+        "Where cgroups constrain devices (ConstrainDevices=yes) a step sees only the GPUs it asked for: add "
+        "--srun-arg=--exclusive (or --srun-arg=--gres=gpu:8) so that the check sees every GPU of the node",
+    )
     run.add_argument("-o", "--output", required=True, metavar="DIR", help="the folder for the node reports")
     run.add_argument("--force", action="store_true", help="replace <node>.json files already in DIR")
     run.add_argument(
@@ -194,12 +216,7 @@ def _add_slurm_config(fleet_commands: argparse._SubParsersAction[argparse.Argume
         action="store_true",
         help="print only the wrapper script (to redirect into --wrapper-path on every node)",
     )
-    config.add_argument(
-        "--unknown",
-        choices=("pass", "drain"),
-        default="pass",
-        help="baked into the wrapper: a node gpudoctor cannot judge passes (default) or is drained",
-    )
+    _add_unknown(config, "baked into the wrapper: ")
     add_level_and_budget(config, "quick")
     _add_node_check_target(config)
 

@@ -25,6 +25,8 @@ _HEADER = re.compile(
     rf"{TAG} (?P<node>\S+) header exit=(?P<exit>-?\d+) chunks=(?P<n>\d+) sha256=(?P<sha>[0-9a-f]{{64}})"
 )
 _CHUNK = re.compile(rf"{TAG} (?P<node>\S+) (?P<i>\d+)/(?P<n>\d+) (?P<data>[\x21-\x7e ]*)$")
+# A node whose gpudoctor could not make a report (its --from snapshot is missing there, bad input) says why.
+_FAILED = re.compile(rf"{TAG} (?P<node>\S+) failed exit=(?P<exit>-?\d+) (?P<why>[\x20-\x7e]*)$")
 
 
 def encode(node: str, exit_code: int, report: dict[str, Any]) -> Iterator[str]:
@@ -35,6 +37,13 @@ def encode(node: str, exit_code: int, report: dict[str, Any]) -> Iterator[str]:
     yield f"{TAG} {node} header exit={exit_code} chunks={len(chunks)} sha256={sha}"
     for i, chunk in enumerate(chunks):
         yield f"{TAG} {node} {i}/{len(chunks)} {chunk}"
+
+
+def encode_failure(node: str, exit_code: int, why: str) -> str:
+    """The one line a node prints when it has no report to send: why, as printable ASCII."""
+    flat = " ".join(why.split()).encode("ascii", errors="backslashreplace").decode("ascii")
+    printable = "".join(ch if " " <= ch <= "~" else "?" for ch in flat)[:500]
+    return f"{TAG} {node} failed exit={exit_code} {printable}"
 
 
 @dataclass
@@ -48,6 +57,7 @@ class Received:
     _chunks: dict[int, str] = field(default_factory=dict, repr=False)
     _expected: int | None = field(default=None, repr=False)
     _sha: str | None = field(default=None, repr=False)
+    _failure: str | None = field(default=None, repr=False)
 
 
 def decode(lines: Iterable[str]) -> dict[str, Received]:
@@ -65,6 +75,12 @@ def decode(lines: Iterable[str]) -> dict[str, Received]:
             got._expected = int(header["n"])
             got._sha = header["sha"]
             continue
+        failed = _FAILED.match(line)
+        if failed:
+            got = nodes.setdefault(failed["node"], Received(failed["node"]))
+            got.exit_code = int(failed["exit"])
+            got._failure = f"gpudoctor on the node failed: {failed['why']}"
+            continue
         chunk = _CHUNK.match(line)
         if chunk:
             got = nodes.setdefault(chunk["node"], Received(chunk["node"]))
@@ -75,6 +91,9 @@ def decode(lines: Iterable[str]) -> dict[str, Received]:
 
 
 def _finish(got: Received) -> None:
+    if got._failure is not None and got._expected is None:
+        got.error = got._failure
+        return
     if got._expected is None:
         got.error = "its output had no report header (the node's gpudoctor did not finish)"
         return

@@ -49,6 +49,11 @@ def run_slurm(args: argparse.Namespace) -> list[NodeOutcome]:
             reason = f" ({node.reason})" if node.reason else ""
             outcomes[node.name] = NodeOutcome(node.name, failure=f"not checked: {why}{reason}")
     if runnable:
+        skipped = f"; {len(nodes) - len(runnable)} not checked (out of service)" if len(runnable) < len(nodes) else ""
+        sys.stderr.write(
+            f"gpudoctor: checking {len(runnable)} node{'s' if len(runnable) != 1 else ''} through one srun "
+            f"(level {args.level}, budget {run_budget(args):g} s){skipped}\n"
+        )
         outcomes.update(gather_from_srun(args, runnable))
     return [outcomes[n.name] for n in nodes]
 
@@ -108,6 +113,7 @@ def srun_argv(args: argparse.Namespace, nodes: list[str]) -> list[str]:
     ]
     if args.partition:
         argv.append(f"--partition={args.partition}")
+    argv += getattr(args, "srun_args", None) or []  # the site's own: account, reservation, --exclusive, gres
     gpudoctor = [args.gpudoctor] if args.gpudoctor else [sys.executable, "-m", "gpudoctor"]
     check = [*gpudoctor, "fleet", "node-check", "--level", args.level, "--budget", f"{budget:g}"]
     check += ["--fail-on", args.fail_on]
@@ -131,7 +137,9 @@ def gather_from_srun(args: argparse.Namespace, nodes: list[str]) -> dict[str, No
         if got is not None and got.report_text is not None:
             outcomes[node] = NodeOutcome(node, got.report_text, got.exit_code)
             continue
-        why = said.get(node) or (got.error if got is not None else None) or f"no report ({overall})"
+        # The node's own word first when its gpudoctor ran (it says why it has no report), else srun's line.
+        spoke = got.error if got is not None and got.exit_code is not None else None
+        why = spoke or said.get(node) or (got.error if got is not None else None) or f"no report ({overall})"
         if item.timed_out and node not in said:
             why = f"did not answer within {timeout:g} s"
         outcomes[node] = NodeOutcome(node, failure=why)

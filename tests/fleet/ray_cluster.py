@@ -22,7 +22,7 @@ from dataclasses import dataclass
 
 import pytest
 
-from tests.helpers.fixtures import REPO, real_fixtures_dir
+from tests.helpers.fixtures import REPO, real_fixtures_dir, xdist_worker
 
 TOOLS = REPO.parent / "shared" / "tools" / "ray-local"
 HEALTHY_SNAPSHOT = REPO / "tests" / "recorded" / "h100-80gb-hbm3-vm"
@@ -78,8 +78,7 @@ def ray_cluster() -> Iterator[RayCluster]:
     why = _why_not_available()
     if why:
         pytest.skip(why)
-    worker = os.environ.get("PYTEST_XDIST_WORKER", "gw0")
-    index = int("".join(ch for ch in worker if ch.isdigit()) or 0)
+    worker, index = xdist_worker()
     # Short (RAY_LOCAL_DIR: at most 36 characters), and ports of its own per xdist worker (node K takes
     # PORT+10K .. PORT+10K+5), away from the tools' default 26379.
     state_dir = f"/tmp/gdray-{worker}"

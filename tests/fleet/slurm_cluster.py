@@ -23,7 +23,7 @@ from dataclasses import dataclass, field
 import pytest
 
 from gpudoctor.fleet.slurm_state import SlurmNode, parse_scontrol_node
-from tests.helpers.fixtures import REPO, real_fixtures_dir
+from tests.helpers.fixtures import REPO, real_fixtures_dir, xdist_worker
 
 TOOLS = REPO.parent / "shared" / "tools" / "slurm-local"
 HEALTHY_SNAPSHOT = REPO / "tests" / "recorded" / "h100-80gb-hbm3-vm"
@@ -129,8 +129,7 @@ def slurm_cluster() -> Iterator[SlurmCluster]:
     why = _why_not_available()
     if why:
         pytest.skip(why)
-    worker = os.environ.get("PYTEST_XDIST_WORKER", "gw0")
-    index = int("".join(ch for ch in worker if ch.isdigit()) or 0)
+    worker, index = xdist_worker()
     # Short (slurmstepd's socket path must fit 107 bytes), and a port of its own per xdist worker.
     cluster = SlurmCluster(state_dir=f"/tmp/gdslurm-{worker}", port=17700 + 20 * index)
     try:

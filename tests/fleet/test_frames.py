@@ -58,3 +58,25 @@ def test_decode_takes_near_frames(words: list[str]) -> None:
     line = " ".join([TAG, "node1", *words])
     for got in decode([line, line + " 0/1 {}", f"{TAG} node1 header exit=0 chunks=1 sha256={'0' * 64}"]).values():
         assert got.report_text is None or got.error is None
+
+
+def test_a_node_without_a_report_says_why_through_the_same_stream(tmp_path: pathlib.Path) -> None:
+    """The real node-side command with a per-node snapshot that is missing on that node: one tagged line."""
+    import os
+    import subprocess
+    import sys
+
+    done = subprocess.run(
+        [sys.executable, "-m", "gpudoctor", "fleet", "node-check", "--from", str(tmp_path / "{node}")],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env={**os.environ, "SLURMD_NODENAME": "gpu7"},
+        check=False,
+    )
+    assert done.returncode == 2 and "does not exist" in done.stderr
+    got = decode(f"3: {line}" for line in done.stdout.splitlines())
+    assert got["gpu7"].report_text is None and got["gpu7"].exit_code == 2
+    assert (
+        got["gpu7"].error is not None and "failed" in got["gpu7"].error and "gpu7 does not exist" in got["gpu7"].error
+    )

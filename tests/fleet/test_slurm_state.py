@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 
+import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
@@ -76,6 +77,19 @@ def test_srun_runs_one_labelled_task_per_node_within_the_budget() -> None:
     assert argv[argv.index("--") + 1 :] == [
         "/opt/gd", "fleet", "node-check", "--level", "quick", "--budget", "100", "--fail-on", "problem",
     ]  # fmt: skip
+
+
+def test_site_srun_options_go_before_the_command_and_a_bare_word_is_refused() -> None:
+    from gpudoctor.cli import build_parser
+
+    args = build_parser().parse_args(
+        ["fleet", "run", "--slurm", "-o", "out", "--srun-arg=--exclusive", "--srun-arg=--account=ops"]
+    )
+    argv = srun_argv(args, ["a1"])
+    assert argv.index("--exclusive") < argv.index("--") and argv.index("--account=ops") < argv.index("--")
+    with pytest.raises(SystemExit) as refused:
+        build_parser().parse_args(["fleet", "run", "--slurm", "-o", "out", "--srun-arg", "hostname"])
+    assert refused.value.code == 2
 
 
 def _verdict(state: VerdictState, reason: str = "DRV002 mismatch") -> Verdict:

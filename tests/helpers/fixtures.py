@@ -64,3 +64,10 @@ def validate_broken_copy(tmp_path: pathlib.Path, filename: str, change) -> list[
     change(data)
     path.write_text(json.dumps(data), encoding="utf-8")
     return load_script("kb_validate").validate(target)
+
+
+def xdist_worker() -> tuple[str, int]:
+    """This test process's pytest-xdist worker name and number ("gw0", 0 without xdist): what keeps the state
+    folders and ports of the local clusters apart when workers run at once."""
+    worker = os.environ.get("PYTEST_XDIST_WORKER", "gw0")
+    return worker, int("".join(ch for ch in worker if ch.isdigit()) or 0)
