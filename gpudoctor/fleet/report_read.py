@@ -121,17 +121,24 @@ def read_missing_list(path: str) -> list[tuple[str, str]] | Unreadable:
 
 
 def read_reports(paths: list[str], workers: int | None = None) -> Iterator[Read]:
-    """Every file's summary in the order given, one report in memory per worker at a time."""
+    """Every file's summary in the order given, one report in memory per worker at a time.
+
+    A ``concurrent.futures`` process pool, not ``multiprocessing.Pool``: a worker that dies (the OOM killer, a
+    signal) breaks the executor with an error instead of leaving the reader waiting for ever, and what was not
+    read yet is then read here.  (``Pool``'s shutdown also hung one benchmark run for minutes.)
+    """
     workers = workers if workers is not None else (os.cpu_count() or 1)
     if workers < 2 or len(paths) < POOL_MIN_FILES:
         yield from map(read_report, paths)
         return
-    import multiprocessing
+    from concurrent.futures import ProcessPoolExecutor
+    from concurrent.futures.process import BrokenProcessPool
 
+    done = 0
     try:
-        pool = multiprocessing.get_context().Pool(min(workers, len(paths) // POOL_CHUNK + 1))
-    except OSError:  # no semaphores or /dev/shm (some containers): read them here instead
-        yield from map(read_report, paths)
-        return
-    with pool:
-        yield from pool.imap(read_report, paths, chunksize=POOL_CHUNK)
+        with ProcessPoolExecutor(min(workers, len(paths) // POOL_CHUNK + 1)) as pool:
+            for read in pool.map(read_report, paths, chunksize=POOL_CHUNK):
+                yield read
+                done += 1
+    except (OSError, BrokenProcessPool):  # no semaphores or /dev/shm (some containers), or a worker died
+        yield from map(read_report, paths[done:])
