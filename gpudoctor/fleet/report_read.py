@@ -92,7 +92,30 @@ def _load(path: str) -> object | Unreadable:
     except UnicodeDecodeError:
         return Unreadable(path, "not UTF-8 text, so not a gpudoctor report")
     except (ValueError, RecursionError) as exc:
-        return Unreadable(path, f"not JSON ({str(exc)[:120]})")
+        found = last_report_in_log(raw)
+        return found if found is not None else Unreadable(path, f"not JSON ({str(exc)[:120]})")
+
+
+def last_report_in_log(raw: bytes) -> dict[str, object] | None:
+    """The newest report in a log that holds reports between other lines: ``kubectl logs`` of the
+    ``gpudoctor-check`` DaemonSet (``fleet k8s``) prints a pretty JSON report, then a status line, each round.
+    A report starts with "{" at the start of a line; the last one that parses whole and names its schema wins.
+    """
+    text = raw.decode("utf-8", errors="replace")
+    decoder = json.JSONDecoder()
+    starts = [0] if text.startswith("{") else []
+    at = text.find("\n{")
+    while at >= 0:
+        starts.append(at + 1)
+        at = text.find("\n{", at + 1)
+    for start in reversed(starts):
+        try:
+            value, _ = decoder.raw_decode(text, start)
+        except (ValueError, RecursionError):
+            continue
+        if isinstance(value, dict) and "schema_version" in value:
+            return value
+    return None
 
 
 def read_report(path: str) -> Read:

@@ -104,3 +104,25 @@ def test_only_unreadable_files_still_report(tmp_path: pathlib.Path) -> None:
     done = run_gpudoctor("fleet", "report", str(tmp_path))
     assert done.returncode == 1
     assert "No node report could be read." in done.stdout and "schema_version 2" in done.stdout
+
+
+def test_a_daemonset_log_with_several_rounds_gives_its_newest_report(tmp_path: pathlib.Path) -> None:
+    """`kubectl logs` of the gpudoctor-check DaemonSet: report, status line, report, status line (the real CLI's
+    reports; the log around them is SYNTHETIC, shaped as the DaemonSet's loop prints it)."""
+    from tests.synthetic.fleet_reports import real_h100_report, synthetic_node_report
+
+    older = synthetic_node_report(real_h100_report(), driver="550.54.15")
+    newer = real_h100_report()
+    log = "".join(
+        json.dumps(report, indent=2)
+        + "\ngpudoctor-check: node=gpu7 exit=0 (0 ok, 1 problem, 2 unknown); next in 300s\n"
+        for report in (older, newer)
+    )
+    (tmp_path / "gpu7.json").write_text(log, encoding="utf-8")
+    (tmp_path / "junk.json").write_text("gpudoctor-check: node=x exit=2\n{not a report\n", encoding="utf-8")
+    done = run_gpudoctor("fleet", "report", str(tmp_path), "--format", "json")
+    fleet = json.loads(done.stdout)
+    nodes = {node["node"]: node for node in fleet["nodes"]}
+    assert list(nodes) == ["gpu7"]
+    assert nodes["gpu7"]["config"]["driver"] == newer["machine"]["driver_version"] != "550.54.15"
+    assert [u["source"].endswith("junk.json") for u in fleet["unreadable"]] == [True]

@@ -96,3 +96,11 @@ def test_summarize_takes_garbage_inside_a_real_report(value: object) -> None:
         if result["code"] in ("SMOKE001", "TORCH001", "FW001"):
             result["data"] = {"measurements": value, "frameworks": value, "version": value}
     assert isinstance(summarize("n", "n.json", report), NodeSummary)
+
+
+@given(st.binary(max_size=2000) | st.text(max_size=2000).map(lambda t: ("x\n{" + t).encode("utf-8", "replace")))
+def test_a_report_is_looked_for_in_any_log_without_raising(raw: bytes) -> None:
+    from gpudoctor.fleet.report_read import last_report_in_log
+
+    found = last_report_in_log(raw)
+    assert found is None or (isinstance(found, dict) and "schema_version" in found)
