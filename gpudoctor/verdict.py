@@ -52,6 +52,11 @@ EXIT_CONVENTIONS: dict[str, dict[VerdictState, int]] = {
 # UNKNOWN is 3 (its 2 would page someone as CRITICAL).
 USAGE_EXIT = {"gpudoctor": 2, "npd": 2, "nagios": 3}
 
+# A node check's time limit when no --budget is given, by --level: what each level's work needs on a real GPU
+# node, with room (quick: files and nvidia-smi; standard: + importing the frameworks; full: + the smoke
+# workloads).  The one table `fleet run` (Slurm, Ray) and `fleet k8s` read.
+DEFAULT_LEVEL_BUDGET_S = {"quick": 60.0, "standard": 180.0, "full": 600.0}
+
 # Slurm keeps a drain reason whole, but `sinfo -R` shows about 20 characters by default and node-problem-
 # detector keeps 80 of a plugin's output (max_output_length): the code and the words that matter come first,
 # and the line is cut at a word near this length.

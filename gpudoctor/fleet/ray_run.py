@@ -24,9 +24,8 @@ from gpudoctor.fleet.gather import NodeOutcome, refuse_existing_reports
 from gpudoctor.fleet.nodes import is_safe_node_name
 from gpudoctor.fleet.ray_connect import RayNode, connect, first_line, import_ray, list_nodes
 from gpudoctor.fleet.ray_task import NodeAnswer, node_check_argv, node_check_task
+from gpudoctor.verdict import DEFAULT_LEVEL_BUDGET_S
 
-# Without --budget, what a node check may take at each level (the node stops itself there, judged unknown).
-DEFAULT_BUDGET_S = {"quick": 60.0, "standard": 180.0, "full": 600.0}
 # The node-check stops itself at the budget; this long after, the runner on the node kills it (a hung driver
 # call, a wrapper that never returns) and the task answers with why.
 NODE_GRACE_S = 5.0
@@ -40,7 +39,7 @@ DEAD_NODE = "not checked: the node is dead in Ray"
 
 def run_ray(args: argparse.Namespace) -> list[NodeOutcome]:
     ray = import_ray()
-    budget = float(args.time_budget or DEFAULT_BUDGET_S.get(args.level, DEFAULT_BUDGET_S["standard"]))
+    budget = float(args.time_budget or DEFAULT_LEVEL_BUDGET_S[args.level])
     started = time.monotonic()
     connect(ray, args.ray)
     try:

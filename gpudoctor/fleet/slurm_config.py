@@ -12,14 +12,19 @@ from __future__ import annotations
 
 import argparse
 import os
+import re
 import shlex
 import sys
 
+from gpudoctor.errors import UsageError
 from gpudoctor.fleet.slurm_healthcheck import HEALTHCHECK_BUDGET_S
 
 DEFAULT_WRAPPER_PATH = "/etc/slurm/gpudoctor-healthcheck"
 # What a login shell of root would have; scontrol is also looked for in the usual Slurm dirs by gpudoctor.
 HOOK_PATH = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
+# The wrapper's path goes into slurm.conf values (which end at whitespace) and into a command printed for a
+# person to run: an absolute path of plain characters only, so it can break neither.
+_PLAIN_PATH = re.compile(r"^/[A-Za-z0-9._+/-]+$")
 
 
 def gpudoctor_command(explicit: str | None) -> list[str]:
@@ -89,6 +94,11 @@ Prolog={wrapper}
 
 def slurm_config_text(args: argparse.Namespace) -> str:
     wrapper_path = getattr(args, "wrapper_path", None) or DEFAULT_WRAPPER_PATH
+    if not _PLAIN_PATH.match(wrapper_path) or "/../" in wrapper_path + "/":
+        raise UsageError(
+            f"--wrapper-path {wrapper_path!r}: give an absolute path of letters, digits and . _ + - / "
+            "(it is written into slurm.conf)"
+        )
     script = wrapper_script(args)
     if getattr(args, "wrapper_only", False):
         return script

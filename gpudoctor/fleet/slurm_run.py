@@ -19,9 +19,8 @@ from gpudoctor.fleet.frames import decode
 from gpudoctor.fleet.gather import NodeOutcome, refuse_existing_reports
 from gpudoctor.fleet.slurm_commands import failure_of, run_slurm_command
 from gpudoctor.fleet.slurm_state import SINFO_FIELDS, SlurmNode, parse_hostnames, parse_sinfo_nodes
+from gpudoctor.verdict import DEFAULT_LEVEL_BUDGET_S
 
-# When no --budget is given: what a check of each level needs on a real GPU node, with room.
-DEFAULT_BUDGET_S = {"quick": 60.0, "standard": 180.0, "full": 600.0}
 # Beyond the node's budget: srun's allocation and launch, Python's start, the report's way back.
 LAUNCH_MARGIN_S = 60.0
 # srun's output kept per node: a report's frames are ~70 KB for a full 8-GPU H100 report; room for more.
@@ -93,7 +92,7 @@ def target_nodes(partition: str | None, hostlist: str | None) -> list[SlurmNode]
 
 
 def run_budget(args: argparse.Namespace) -> float:
-    return float(args.time_budget) if args.time_budget is not None else DEFAULT_BUDGET_S.get(args.level, 180.0)
+    return float(args.time_budget) if args.time_budget is not None else DEFAULT_LEVEL_BUDGET_S[args.level]
 
 
 def srun_argv(args: argparse.Namespace, nodes: list[str]) -> list[str]:

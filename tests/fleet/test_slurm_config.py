@@ -37,3 +37,20 @@ def test_the_wrapper_carries_path_gpudoctor_level_and_budget() -> None:
     )
     default = _config("--wrapper-only").rstrip().splitlines()[-1]
     assert default.endswith("slurm-healthcheck --level quick --budget 45")
+
+
+def test_a_hostile_wrapper_path_or_gpudoctor_path_cannot_add_a_slurm_conf_line() -> None:
+    """Every non-comment line is one of the four gpudoctor writes, whatever the paths hold."""
+    refused = subprocess.run(
+        [sys.executable, "-m", "gpudoctor", "fleet", "slurm-config", "--wrapper-path", "/x\nSlurmUser=evil"],
+        capture_output=True,
+        text=True,
+    )
+    assert refused.returncode == 2 and refused.stdout == ""
+    assert len(refused.stderr.strip().splitlines()) == 1 and "--wrapper-path" in refused.stderr
+    text = _config("--gpudoctor", "/opt/gd\nSlurmUser=evil\n", "--from", "/s/{node}\nProlog=/tmp/evil")
+    lines = [line for line in text.splitlines() if not line.startswith("#")]
+    assert [line.split("=")[0] for line in lines] == [
+        "HealthCheckProgram", "HealthCheckInterval", "HealthCheckNodeState", "Prolog",
+    ]  # fmt: skip
+    assert lines[-1] == "Prolog=/etc/slurm/gpudoctor-healthcheck"
